@@ -26,7 +26,9 @@ class NarateerRoll(BaseModel):
     def final(self) -> tuple[str, ...]:
         if not self.rerolls:
             return self.faces
-        return tuple(r if r is not None else f for f, r in zip(self.faces, self.rerolls, strict=True))
+        return tuple(
+            r if r is not None else f for f, r in zip(self.faces, self.rerolls, strict=True)
+        )
 
     @property
     def crits(self) -> int:
@@ -99,14 +101,16 @@ def diff(before: Sheet, after: Sheet) -> list[Change]:
     rows: list[tuple[str, str, str]] = [
         ("VIT", str(before.vit), str(after.vit)),
         ("max VIT", str(before.max_vit), str(after.max_vit)),
-        ("Stamina", f"{before.stamina}/{before.max_stamina}", f"{after.stamina}/{after.max_stamina}"),
+        (
+            "Stamina",
+            f"{before.stamina}/{before.max_stamina}",
+            f"{after.stamina}/{after.max_stamina}",
+        ),
         ("CON", f"d{before.con_die}", f"d{after.con_die}"),
         ("Stress", str(before.stress), str(after.stress)),
         ("RES", str(before.res), str(after.res)),
     ]
-    rows += [
-        (e.label, _emotion_label(before, e), _emotion_label(after, e)) for e in Emotion
-    ]
+    rows += [(e.label, _emotion_label(before, e), _emotion_label(after, e)) for e in Emotion]
     rows += [
         ("Breakdown", _breakdown(before), _breakdown(after)),
         ("Advantage", _yes(before.advantage), _yes(after.advantage)),

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from enum import Enum
 
 from rules.models import GuildSettings, Sheet
+from rules.permissions import Permission
+
+__all__ = ["ActionContext", "Caller", "CharacterRow", "Permission"]
 
 
 @dataclass(frozen=True)
@@ -22,14 +24,6 @@ class Caller:
     user_id: int
     manage_guild: bool = False
     role_ids: frozenset[int] = frozenset()
-
-
-class Permission(Enum):
-    """RULES.md section 11."""
-
-    ANYONE = "anyone"  # any member of the guild (first aid, listing)
-    OWNER_OR_GM = "owner_or_gm"  # P-4
-    GM = "gm"  # P-3
 
 
 @dataclass(frozen=True)
