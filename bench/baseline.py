@@ -1,0 +1,123 @@
+"""The floor: the same database work as one command, with the raw driver and no ORM.
+
+One command's database work: in one transaction, read one character by guild and name, write
+its sheet back, append one event holding the sheet before and after. On SQLite that is
+aiosqlite on one connection (SQLite has one writer: an asyncio lock queues the transactions,
+the fastest way to share it, and BEGIN IMMEDIATE as the bot does); on PostgreSQL an asyncpg
+pool with SELECT … FOR UPDATE. Same pragmas as the bot's engine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+
+from bench.stats import Figures, closed_loop
+from bench.world import World, raw_dsn, sqlite_path
+from bot.db import name_key
+
+SQLITE_PRAGMAS = (
+    "PRAGMA busy_timeout = 30000",
+    "PRAGMA journal_mode = WAL",
+    "PRAGMA synchronous = NORMAL",
+    "PRAGMA foreign_keys = ON",
+)
+_SELECT = "SELECT id, sheet FROM characters WHERE guild_id = {0} AND name_key = {1}"
+_UPDATE = (
+    "UPDATE characters SET sheet = {0}, version = version + 1, updated_at = {1} WHERE id = {2}"
+)
+_INSERT = (
+    "INSERT INTO events (guild_id, character_id, user_id, command, inputs, rolls, rules, "
+    "sheet_before, sheet_after, undoable, created_at) "
+    "VALUES ({0}, {1}, {2}, 'damage', '{{\"amount\": 1}}', '[]', '[\"H-1\"]', {3}, {4}, {5}, {6})"
+)
+
+
+def targets(world: World, count: int, seed: int) -> list[tuple[int, str, int]]:
+    """(guild id, name key, user id) of `count` characters drawn uniformly."""
+    rng = random.Random(seed)
+    picked = []
+    for _ in range(count):
+        i = rng.randrange(world.characters)
+        g = world.guild_of(i)
+        picked.append(
+            (world.guild_id(g), name_key(world.name(i)), world.player_id(g, world.owner_of(i)))
+        )
+    return picked
+
+
+def _changed(text: str) -> tuple[str, str]:
+    """The sheet written back: one point of VIT moved (kept within its range)."""
+    sheet = json.loads(text)
+    sheet["vit"] = sheet["vit"] - 1 if sheet["vit"] > 0 else sheet["vit"] + 1
+    return text, json.dumps(sheet)
+
+
+async def run_sqlite(url: str, world: World, count: int, concurrency: int, seed: int) -> Figures:
+    import aiosqlite
+
+    conn = await aiosqlite.connect(sqlite_path(url), isolation_level=None)
+    for pragma in SQLITE_PRAGMAS:
+        await conn.execute(pragma)
+    lock = asyncio.Lock()
+    select = _SELECT.format("?", "?")
+    update = _UPDATE.format("?", "?", "?")
+    insert = _INSERT.format("?", "?", "?", "?", "?", "?", "?")
+
+    def job(guild_id: int, key: str, user_id: int) -> Callable[[], Awaitable[None]]:
+        async def run() -> None:
+            async with lock:
+                await conn.execute("BEGIN IMMEDIATE")
+                try:
+                    async with conn.execute(select, (guild_id, key)) as cursor:
+                        row_id, text = await cursor.fetchone()
+                    before, after = _changed(text)
+                    now = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
+                    await conn.execute(update, (after, now, row_id))
+                    await conn.execute(insert, (guild_id, row_id, user_id, before, after, 1, now))
+                    await conn.execute("COMMIT")
+                except BaseException:
+                    await conn.execute("ROLLBACK")
+                    raise
+
+        return run
+
+    try:
+        jobs = [job(*t) for t in targets(world, count, seed)]
+        seconds, latencies = await closed_loop(jobs, concurrency)
+    finally:
+        await conn.close()
+    return Figures(f"baseline sqlite C={concurrency}", seconds, latencies)
+
+
+async def run_postgres(
+    url: str, world: World, count: int, concurrency: int, seed: int, pool_size: int
+) -> Figures:
+    import asyncpg
+
+    size = max(1, min(pool_size, concurrency))
+    pool = await asyncpg.create_pool(raw_dsn(url), min_size=size, max_size=size)
+    select = _SELECT.format("$1", "$2") + " FOR UPDATE"
+    update = _UPDATE.format("$1", "$2", "$3")
+    insert = _INSERT.format("$1", "$2", "$3", "$4", "$5", "$6", "$7")
+
+    def job(guild_id: int, key: str, user_id: int) -> Callable[[], Awaitable[None]]:
+        async def run() -> None:
+            async with pool.acquire() as conn, conn.transaction():
+                row_id, text = await conn.fetchrow(select, guild_id, key)
+                before, after = _changed(text)
+                now = datetime.now(UTC)
+                await conn.execute(update, after, now, row_id)
+                await conn.execute(insert, guild_id, row_id, user_id, before, after, True, now)
+
+        return run
+
+    try:
+        jobs = [job(*t) for t in targets(world, count, seed)]
+        seconds, latencies = await closed_loop(jobs, concurrency)
+    finally:
+        await pool.close()
+    return Figures(f"baseline postgresql C={concurrency} pool={size}", seconds, latencies)

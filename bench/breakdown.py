@@ -1,0 +1,97 @@
+"""Where a command's time goes, one command at a time (C = 1), on SQLite:
+
+- the Discord floor: a command that answers at once, with no database, through the same
+  payload → tree → reply path (what discord.py and the offline seam cost by themselves);
+- the bot's commands: wall time, the trips to aiosqlite's thread (every SQLite call is one:
+  the calling coroutine waits for the thread and the event loop to wake it) and the time spent
+  waiting on them, and the rest (Python on the event loop: SQLAlchemy, pydantic, rules,
+  rendering);
+- the same for the raw-driver floor.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Iterator
+
+import discord
+from discord import app_commands
+
+from bench import baseline
+from bench.load import BotLoad
+from bench.stats import Figures
+from bench.world import World
+
+NOOP = "bench-noop"
+
+
+class Trips:
+    """Counts and times every call aiosqlite sends to its thread."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.seconds = 0.0
+
+    @contextlib.contextmanager
+    def watching(self) -> Iterator[Trips]:
+        import aiosqlite.core
+
+        original = aiosqlite.core.Connection._execute
+        trips = self
+
+        async def timed(connection, fn, *args, **kwargs):  # type: ignore[no-untyped-def]
+            start = time.perf_counter()
+            try:
+                return await original(connection, fn, *args, **kwargs)
+            finally:
+                trips.count += 1
+                trips.seconds += time.perf_counter() - start
+
+        aiosqlite.core.Connection._execute = timed  # type: ignore[method-assign]
+        try:
+            yield self
+        finally:
+            aiosqlite.core.Connection._execute = original  # type: ignore[method-assign]
+
+
+def _noop_command() -> app_commands.Command:
+    @app_commands.command(name=NOOP, description="answers at once, touches nothing")
+    async def noop(interaction: discord.Interaction, character: str | None = None) -> None:
+        embed = discord.Embed(title=character or "?", description="VIT 10/10 · Up")
+        await interaction.response.send_message(embeds=[embed])
+
+    return noop
+
+
+def _line(label: str, figures: Figures, trips: Trips | None) -> str:
+    n = max(1, figures.commands)
+    text = f"  {label:<34} {figures.per_command_ms:6.2f} ms/command"
+    if trips is not None:
+        waiting = 1000 * trips.seconds / n
+        text += (
+            f"  {trips.count / n:5.1f} trips to the SQLite thread, {waiting:5.2f} ms waiting on"
+            f" them, {figures.per_command_ms - waiting:5.2f} ms the rest"
+        )
+    return text
+
+
+async def breakdown(url: str, world: World, commands: int, seed: int) -> list[str]:
+    lines = ["where the time goes, one command at a time (C=1, SQLite):"]
+    load = BotLoad(url, world, seed)
+    await load.start()
+    try:
+        load.bot.tree.add_command(_noop_command())
+        await load.run(200, 1, seed + 1, "warm-up")
+        planned = [(m, NOOP, {"character": o["character"]}) for m, _, o in load.plan(commands, 9)]
+        floor = await load.run_payloads(load.payloads(planned), 1, "discord floor")
+        lines.append(_line("Discord floor (no database)", floor, None))
+        with Trips().watching() as trips:
+            bot = await load.run(commands, 1, seed + 3, "bot")
+        lines.append(_line("bot, the play mix", bot, trips))
+    finally:
+        await load.close()
+    with Trips().watching() as trips:
+        floor = await baseline.run_sqlite(url, world, commands, 1, seed + 4)
+    lines.append(_line("raw aiosqlite baseline", floor, trips))
+    return lines

@@ -1,0 +1,171 @@
+"""The bot under load, end to end: raw INTERACTION_CREATE payloads through the real command
+tree, cogs, services, rules and database, the reply captured at the HTTP seam.
+
+`bot.offline.OfflineDriver` does the Discord side. Its `invoke` waits for every interaction
+task started meanwhile, which mixes up latencies when many run at once, so here each payload
+is fed to discord.py's gateway parser directly and its latency ends when the captured HTTP
+layer sees its answer (a type 4 reply, or the edit that completes a deferred one).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import random
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from bench.stats import Figures, closed_loop
+from bench.world import PLAYERS, World
+from bot.app import create_bot
+from bot.errors import SOMETHING_WENT_WRONG
+from bot.offline import Member, Message, OfflineDriver, interaction_payload
+
+# The play commands and their share of the load (of 100).
+MIX: tuple[tuple[str, int], ...] = (
+    ("damage", 20),
+    ("heal", 15),
+    ("recover", 10),
+    ("react", 15),
+    ("push", 10),
+    ("emotion", 10),
+    ("character show", 20),
+)
+EMOTIONS = ("anger", "fear", "sadness", "guilt")
+ANSWER_TIMEOUT = 30.0
+_INVOKER = "CommandTree-invoker"
+
+
+class BotLoad:
+    """One bot on a seeded database, the world's guilds sent to it as GUILD_CREATE."""
+
+    def __init__(self, url: str, world: World, seed: int) -> None:
+        self.world = world
+        self.bot = create_bot(url, rng=random.Random(seed))
+        self.driver = OfflineDriver(self.bot)
+        self._waiting: dict[str, asyncio.Future[Message]] = {}
+        self._players: list[list[Member]] = []
+        self._gms: list[Member] = []
+
+    async def start(self) -> None:
+        driver = self.driver
+        await driver.start()
+        for g in range(self.world.guilds):
+            guild = driver.add_guild(self.world.guild_id(g), name=f"Table {g}")
+            self._players.append(
+                [
+                    driver.member(guild, f"P{g}-{p}", user_id=self.world.player_id(g, p))
+                    for p in range(PLAYERS)
+                ]
+            )
+            self._gms.append(
+                driver.member(guild, f"GM{g}", user_id=self.world.gm_id(g), manage_guild=True)
+            )
+        captured = driver._webhook_request  # the seam every interaction answer passes
+
+        async def watched(route: Any, **kwargs: Any) -> Any:
+            answer = await captured(route, **kwargs)
+            self._answered(str(route.webhook_token))
+            return answer
+
+        driver._webhook_request = watched  # type: ignore[method-assign]
+
+    async def close(self) -> None:
+        await self.driver.close()
+
+    def _answered(self, token: str) -> None:
+        waiter = self._waiting.get(token)
+        ids = self.driver._by_token.get(token)
+        if waiter is None or waiter.done() or not ids:
+            return
+        message = self.driver.messages[ids[0]]
+        if not message.loading:  # a deferred reply is answered by its edit, not the defer
+            waiter.set_result(message)
+
+    # --- the load ------------------------------------------------------------------------------
+
+    def plan(self, count: int, seed: int) -> list[tuple[Member, str, dict]]:
+        """`count` commands of the mix, each on a character drawn uniformly, by its owner
+        (/recover by the GM: outside combat only the GM calls for it, R-8)."""
+        rng = random.Random(seed)
+        names = [name for name, _ in MIX]
+        weights = [weight for _, weight in MIX]
+        world = self.world
+        down = math.ceil(world.characters / 4)
+        planned = []
+        for command in rng.choices(names, weights, k=count):
+            # /recover goes to one of the characters that start Unconscious (World.down).
+            i = 4 * rng.randrange(down) if command == "recover" else rng.randrange(world.characters)
+            g = world.guild_of(i)
+            member = self._gms[g] if command == "recover" else self._players[g][world.owner_of(i)]
+            options: dict[str, Any] = {"character": world.name(i)}
+            if command in ("damage", "heal", "push"):
+                options["amount"] = 1
+            elif command == "react":
+                options["what"] = "dodge"
+            elif command == "emotion":
+                options.update(emotion=rng.choice(EMOTIONS), stages=1)
+            planned.append((member, command, options))
+        return planned
+
+    def payloads(self, planned: list[tuple[Member, str, dict]]) -> list[dict]:
+        """Built before the clock starts: Discord builds them, not the bot."""
+        driver = self.driver
+        return [
+            interaction_payload(
+                member,
+                2,
+                driver._command_data(member, command, options, focused=None),
+                driver.application_id,
+            )
+            for member, command, options in planned
+        ]
+
+    async def run(self, count: int, concurrency: int, seed: int, label: str) -> Figures:
+        return await self.run_payloads(self.payloads(self.plan(count, seed)), concurrency, label)
+
+    async def run_payloads(self, payloads: list[dict], concurrency: int, label: str) -> Figures:
+        outcome = {"refused": 0, "errors": 0}
+        jobs = [self._job(payload, outcome) for payload in payloads]
+        seconds, latencies = await closed_loop(jobs, concurrency)
+        await self._drain()
+        return Figures(label, seconds, latencies, outcome["refused"], outcome["errors"])
+
+    def _job(self, payload: dict, outcome: dict[str, int]) -> Callable[[], Awaitable[None]]:
+        parse = self.bot._connection.parsers["INTERACTION_CREATE"]
+
+        async def run() -> None:
+            token = payload["token"]
+            waiter = asyncio.get_running_loop().create_future()
+            self._waiting[token] = waiter
+            try:
+                parse(payload)  # what the gateway does with INTERACTION_CREATE
+                message = await asyncio.wait_for(waiter, ANSWER_TIMEOUT)
+            except TimeoutError:
+                outcome["errors"] += 1
+                return
+            finally:
+                self._forget(token)
+            if message.content == SOMETHING_WENT_WRONG:
+                outcome["errors"] += 1
+            elif message.ephemeral and not message.embeds:
+                outcome["refused"] += 1
+
+        return run
+
+    def _forget(self, token: str) -> None:
+        # The driver keeps every message for the tests; a long run must not.
+        self._waiting.pop(token, None)
+        for message_id in self.driver._by_token.pop(token, []):
+            self.driver.messages.pop(message_id, None)
+        self.driver.requests.clear()
+
+    async def _drain(self) -> None:
+        """Let the interaction tasks still finishing after their answer end."""
+        deadline = time.monotonic() + ANSWER_TIMEOUT
+        while time.monotonic() < deadline:
+            tasks = [t for t in asyncio.all_tasks() if t.get_name().startswith(_INVOKER)]
+            if not tasks:
+                return
+            await asyncio.wait(tasks, timeout=1)

@@ -1,0 +1,177 @@
+"""The benchmark's world: guilds, players, characters, seeded straight into the bot's tables.
+
+Seeding goes through the persistence layer's own schema (`bot.db.tables`, migrated by
+`Database.upgrade`) with bulk inserts: 100,000 characters through one command each would take
+minutes and measure nothing we want.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from sqlalchemy.engine import make_url
+
+from bot.db import Database, name_key
+from bot.db.tables import characters, events, guilds
+from rules.models import GuildSettings, Sheet
+
+GUILD_BASE = 900_000_000_000_000_000
+USER_BASE = 800_000_000_000_000_000
+PLAYERS = 5  # a table of five, plus its GM
+DOWN_EVERY = 4  # every 4th character starts Unconscious (VIT 0), so /recover has work to do
+CHUNK = 5_000
+
+
+@dataclass(frozen=True)
+class World:
+    """N characters over G guilds: character i lives in guild i % G, owned by one of its
+    players. Every id and name is computed, so the load needs no lookup."""
+
+    guilds: int
+    characters: int
+
+    def guild_id(self, g: int) -> int:
+        return GUILD_BASE + g
+
+    def player_id(self, g: int, p: int) -> int:
+        return USER_BASE + g * 16 + p
+
+    def gm_id(self, g: int) -> int:
+        return USER_BASE + g * 16 + 15
+
+    def guild_of(self, i: int) -> int:
+        return i % self.guilds
+
+    def owner_of(self, i: int) -> int:
+        return (i // self.guilds) % PLAYERS
+
+    @staticmethod
+    def name(i: int) -> str:
+        return f"Hero {i:06d}"
+
+    @staticmethod
+    def down(i: int) -> bool:
+        return i % DOWN_EVERY == 0
+
+
+def _sheet_template() -> dict:
+    return Sheet(name="x", owner_id=1).model_dump(mode="json")
+
+
+async def seed(db: Database, world: World) -> None:
+    """Migrate, then insert the guilds, the characters and one creation event each."""
+    await db.upgrade()
+    now = datetime.now(UTC)
+    template = _sheet_template()
+    settings = GuildSettings().model_dump(mode="json")
+    async with db.engine.begin() as conn:
+        await conn.execute(
+            guilds.insert(),
+            [
+                {"guild_id": world.guild_id(g), "settings": settings, "day": 1}
+                for g in range(world.guilds)
+            ],
+        )
+    for start in range(0, world.characters, CHUNK):
+        rows, logs = [], []
+        for i in range(start, min(start + CHUNK, world.characters)):
+            g = world.guild_of(i)
+            owner = world.player_id(g, world.owner_of(i))
+            sheet = {
+                **template,
+                "name": world.name(i),
+                "owner_id": owner,
+                "vit": 0 if world.down(i) else template["vit"],
+            }
+            rows.append(
+                {
+                    "id": i + 1,
+                    "guild_id": world.guild_id(g),
+                    "name_key": name_key(world.name(i)),
+                    "owner_id": owner,
+                    "sheet": sheet,
+                    "version": 1,
+                    "created_at": now,
+                    "updated_at": now,
+                }
+            )
+            logs.append(
+                {
+                    "guild_id": world.guild_id(g),
+                    "character_id": i + 1,
+                    "user_id": owner,
+                    "command": "character create",
+                    "inputs": {"name": world.name(i)},
+                    "rolls": [],
+                    "rules": [],
+                    "sheet_before": None,
+                    "sheet_after": sheet,
+                    "undoable": False,
+                    "reverted_by": None,
+                    "created_at": now,
+                }
+            )
+        async with db.engine.begin() as conn:
+            await conn.execute(characters.insert(), rows)
+            await conn.execute(events.insert(), logs)
+    if db.postgres:  # explicit ids above: move the sequence past them, then fresh statistics
+        async with db.engine.begin() as conn:
+            await conn.exec_driver_sql(
+                f"SELECT setval(pg_get_serial_sequence('characters', 'id'), {world.characters + 1})"
+            )
+            await conn.exec_driver_sql("ANALYZE")
+
+
+# --- where the databases live ------------------------------------------------------------------
+
+
+def postgres_server() -> str | None:
+    """The PostgreSQL server to use: BENCH_DATABASE_URL, else TEST_DATABASE_URL, else none."""
+    return os.environ.get("BENCH_DATABASE_URL") or os.environ.get("TEST_DATABASE_URL") or None
+
+
+@contextlib.asynccontextmanager
+async def sqlite_database(tag: str) -> AsyncIterator[str]:
+    """A fresh SQLite file in a temporary directory, removed afterwards."""
+    with tempfile.TemporaryDirectory(prefix=f"lastgasp-bench-{tag}-") as folder:
+        yield f"sqlite+aiosqlite:///{Path(folder) / 'bench.db'}"
+
+
+@contextlib.asynccontextmanager
+async def postgres_database(server_url: str, tag: str) -> AsyncIterator[str]:
+    """A database of its own on the server (never the tests' database), dropped afterwards."""
+    import asyncpg
+
+    url = make_url(server_url)
+    name = f"lastgasp_bench_{os.getpid()}_{tag}"
+    admin = await asyncpg.connect(raw_dsn(server_url))
+    try:
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        await admin.execute(f'CREATE DATABASE "{name}"')
+        try:
+            yield url.set(database=name).render_as_string(hide_password=False)
+        finally:
+            await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    finally:
+        await admin.close()
+
+
+def raw_dsn(url: str) -> str:
+    """The SQLAlchemy URL as a plain libpq DSN for asyncpg."""
+    parsed = make_url(url).set(drivername="postgresql")
+    return parsed.render_as_string(hide_password=False)
+
+
+def sqlite_path(url: str) -> str:
+    return make_url(url).database or ""
+
+
+def sheet_json(sheet: dict) -> str:
+    return json.dumps(sheet, separators=(",", ":"))

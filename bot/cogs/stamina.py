@@ -1,0 +1,124 @@
+"""/turn, /early, /react, /push, /spend (seed 001: Stamina; C-3 start of turn)."""
+
+from __future__ import annotations
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.cogs.common import (
+    caller_of,
+    character_autocomplete,
+    check_length,
+    check_range,
+    send_outcome,
+    services,
+)
+from bot.services import play
+
+MAX_SPEND = 20  # S-6, S-7 (COMMANDS.md)
+MAX_TEXT = 200
+CHARACTER = "The character's name (default: your active character)"
+
+
+class Stamina(commands.Cog):
+    @app_commands.command(name="turn", description="Start of turn: reset the reaction cost (C-3)")
+    @app_commands.guild_only()
+    @app_commands.describe(character=CHARACTER)
+    @app_commands.autocomplete(character=character_autocomplete)
+    async def turn(self, interaction: discord.Interaction, character: str | None = None) -> None:
+        db, rng = services(interaction)
+        outcome = await play.turn(db, caller_of(interaction), rng, character=character)
+        await send_outcome(interaction, outcome)
+
+    @app_commands.command(
+        name="early", description="Spend 1 Stamina to act before the enemy this round (S-4)"
+    )
+    @app_commands.guild_only()
+    @app_commands.describe(character=CHARACTER)
+    @app_commands.autocomplete(character=character_autocomplete)
+    async def early(self, interaction: discord.Interaction, character: str | None = None) -> None:
+        db, rng = services(interaction)
+        outcome = await play.early(db, caller_of(interaction), rng, character=character)
+        await send_outcome(interaction, outcome)
+
+    @app_commands.command(name="react", description="Take a reaction at its rising cost (S-5)")
+    @app_commands.guild_only()
+    @app_commands.describe(character=CHARACTER, what="What the reaction is, e.g. dodge")
+    @app_commands.autocomplete(character=character_autocomplete)
+    async def react(
+        self,
+        interaction: discord.Interaction,
+        character: str | None = None,
+        what: app_commands.Range[str, 1, MAX_TEXT] | None = None,
+    ) -> None:
+        check_length(what, MAX_TEXT, "what")
+        db, rng = services(interaction)
+        outcome = await play.react(db, caller_of(interaction), rng, character=character, what=what)
+        await send_outcome(interaction, outcome)
+
+    @app_commands.command(
+        name="push", description="Spend Stamina for +1 per point on a Check (S-6)"
+    )
+    @app_commands.guild_only()
+    @app_commands.describe(
+        amount="Stamina to spend, 1 to 20: +1 on the Check per point",
+        character=CHARACTER,
+        roll="Let the bot roll the Check: a dice expression, e.g. 1d8",
+        target="The number the Check must reach",
+        what="What the Check is for",
+    )
+    @app_commands.autocomplete(character=character_autocomplete)
+    async def push(
+        self,
+        interaction: discord.Interaction,
+        amount: app_commands.Range[int, 1, MAX_SPEND],
+        character: str | None = None,
+        roll: app_commands.Range[str, 1, 100] | None = None,
+        target: int | None = None,
+        what: app_commands.Range[str, 1, MAX_TEXT] | None = None,
+    ) -> None:
+        check_range(amount, 1, MAX_SPEND, "amount")
+        check_length(roll, 100, "roll")
+        check_length(what, MAX_TEXT, "what")
+        db, rng = services(interaction)
+        outcome = await play.push(
+            db,
+            caller_of(interaction),
+            rng,
+            amount=amount,
+            character=character,
+            roll=roll,
+            target=target,
+            what=what,
+        )
+        await send_outcome(interaction, outcome)
+
+    @app_commands.command(
+        name="spend", description="Spend Stamina on anything else: abilities, casting… (S-7)"
+    )
+    @app_commands.guild_only()
+    @app_commands.describe(
+        amount="Stamina to spend, 1 to 20",
+        reason="What it is spent on, e.g. Channel Casting",
+        character=CHARACTER,
+    )
+    @app_commands.autocomplete(character=character_autocomplete)
+    async def spend(
+        self,
+        interaction: discord.Interaction,
+        amount: app_commands.Range[int, 1, MAX_SPEND],
+        reason: app_commands.Range[str, 1, MAX_TEXT],
+        character: str | None = None,
+    ) -> None:
+        check_range(amount, 1, MAX_SPEND, "amount")
+        check_length(reason, MAX_TEXT, "reason")
+        db, rng = services(interaction)
+        outcome = await play.spend(
+            db, caller_of(interaction), rng, amount=amount, reason=reason, character=character
+        )
+        await send_outcome(interaction, outcome)
+
+
+async def setup(bot: commands.Bot) -> None:
+    await bot.add_cog(Stamina())

@@ -1,0 +1,73 @@
+"""The engine for DATABASE_URL: SQLite (aiosqlite) done right, or PostgreSQL (asyncpg)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from sqlalchemy import event
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.util import await_
+
+DEFAULT_URL = "sqlite+aiosqlite:///lastgasp.db"
+BUSY_TIMEOUT_MS = 30_000
+# Set on a connection whose transaction only reads: SQLite then begins DEFERRED, not IMMEDIATE.
+READ_ONLY = "lastgasp_read_only"
+
+
+def database_url() -> str:
+    """The one setting: DATABASE_URL, or an SQLite file in the working directory."""
+    return os.environ.get("DATABASE_URL") or DEFAULT_URL
+
+
+def create_engine(url: str, *, connect_args: dict[str, Any] | None = None) -> AsyncEngine:
+    parsed = make_url(url)
+    backend = parsed.get_backend_name()
+    if backend == "sqlite":
+        if parsed.get_driver_name() != "aiosqlite":
+            raise ValueError("SQLite needs the async driver: sqlite+aiosqlite:///file.db")
+        return _sqlite_engine(url, connect_args or {})
+    if backend == "postgresql":
+        if parsed.get_driver_name() != "asyncpg":
+            raise ValueError("PostgreSQL needs the async driver: postgresql+asyncpg://…")
+        # No pre-ping (a round trip per command): a connection lost to a server restart fails
+        # one transaction, which rolls back, and SQLAlchemy then renews the whole pool.
+        return create_async_engine(
+            url, connect_args=connect_args or {}, pool_size=10, max_overflow=20
+        )
+    raise ValueError(
+        f"unsupported database {backend!r}: use sqlite+aiosqlite or postgresql+asyncpg"
+    )
+
+
+def _sqlite_engine(url: str, connect_args: dict[str, Any]) -> AsyncEngine:
+    # timeout: the busy handler sqlite3 installs; it also covers BEGIN IMMEDIATE waiting for
+    # another process's writer.
+    args = {"timeout": BUSY_TIMEOUT_MS / 1000, **connect_args}
+    # No reset on return: every transaction ends in its own COMMIT or ROLLBACK already.
+    engine = create_async_engine(url, connect_args=args, pool_reset_on_return=None)
+
+    @event.listens_for(engine.sync_engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # isolation_level=None: the driver never emits its own (deferred) BEGIN; we do it below.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        for pragma in (
+            f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}",
+            "PRAGMA journal_mode = WAL",
+            "PRAGMA synchronous = NORMAL",  # safe in WAL against a crash of the process
+            "PRAGMA foreign_keys = ON",
+        ):
+            cursor.execute(pragma)
+        cursor.close()
+
+    @event.listens_for(engine.sync_engine, "begin")
+    def _on_begin(conn: Any) -> None:
+        # A deferred BEGIN that reads then writes fails at once with SQLITE_BUSY under
+        # concurrency; IMMEDIATE takes the write lock first and waits for it (busy_timeout).
+        begin = "BEGIN" if conn.get_execution_options().get(READ_ONLY) else "BEGIN IMMEDIATE"
+        # Straight to aiosqlite: one trip to its thread instead of four (cursor, execute, ...).
+        await_(conn.connection.driver_connection.execute_fetchall(begin))
+
+    return engine

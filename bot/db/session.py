@@ -1,0 +1,49 @@
+"""What every repository of a unit of work shares: one connection in one transaction."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Insert, Select, Table
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+
+class StaleWriteError(RuntimeError):
+    """A save whose row changed since it was read: the transaction is rolled back.
+
+    Cannot happen when the row was loaded with lock=True; it guards against forgetting it.
+    """
+
+
+class Session:
+    def __init__(
+        self, conn: AsyncConnection, guild_id: int, *, postgres: bool, read_only: bool = False
+    ) -> None:
+        self.conn = conn
+        self.guild_id = guild_id
+        self.postgres = postgres
+        self.read_only = read_only
+        # Character id -> (version, name key) as loaded here: the optimistic check of saves.
+        self._loaded: dict[int, tuple[int, str]] = {}
+
+    def _writable(self) -> None:
+        # On SQLite a write in a deferred (read-only) transaction could fail with SQLITE_BUSY.
+        if self.read_only:
+            raise RuntimeError("a read-only transaction cannot write: open it without read_only")
+
+    def _locked(self, stmt: Select[Any], lock: bool, **of: Any) -> Select[Any]:
+        # SQLite needs no row lock: BEGIN IMMEDIATE already serialises every writer.
+        if lock and self.postgres and not self.read_only:
+            return stmt.with_for_update(**of)
+        return stmt
+
+    def _insert(self, table: Table) -> Insert:
+        """An INSERT that knows ON CONFLICT on both databases."""
+        return pg_insert(table) if self.postgres else sqlite_insert(table)
+
+    @staticmethod
+    def _now() -> datetime:
+        return datetime.now(UTC)

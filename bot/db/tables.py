@@ -1,0 +1,144 @@
+"""The schema: SQLAlchemy 2 declarative models.
+
+Only migrations/ changes the database; a test checks these models against the migrations.
+The hot path uses Core statements on `Model.__table__` (see repositories), not ORM sessions.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+# Deterministic constraint names: the same on SQLite and PostgreSQL, so autogenerate agrees.
+NAMING = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+Snowflake = BigInteger  # Discord ids do not fit 32 bits
+Stamp = DateTime(timezone=True)  # always UTC
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+
+
+class GuildModel(Base):
+    """Per guild: its settings (section 10) and the in-game day (C-4)."""
+
+    __tablename__ = "guilds"
+
+    guild_id: Mapped[int] = mapped_column(Snowflake, primary_key=True, autoincrement=False)
+    settings: Mapped[dict[str, Any]] = mapped_column(JSON)
+    day: Mapped[int] = mapped_column(Integer)
+
+
+class CharacterModel(Base):
+    """A sheet, unique per guild by its casefolded name (section 1)."""
+
+    __tablename__ = "characters"
+    __table_args__ = (
+        UniqueConstraint("guild_id", "name_key"),
+        Index(None, "guild_id", "owner_id"),
+        # Never reuse an id: the event log of a deleted character keeps pointing at it.
+        {"sqlite_autoincrement": True},
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    guild_id: Mapped[int] = mapped_column(Snowflake)
+    name_key: Mapped[str] = mapped_column(String(128))
+    owner_id: Mapped[int] = mapped_column(Snowflake)
+    sheet: Mapped[dict[str, Any]] = mapped_column(JSON)
+    # Optimistic check on top of the row lock: a save that lost a race fails, never overwrites.
+    version: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(Stamp)
+    updated_at: Mapped[datetime] = mapped_column(Stamp)
+
+
+class CombatModel(Base):
+    """C-1: one combat per channel. Who acted early is on each member's sheet (S-4)."""
+
+    __tablename__ = "combats"
+    __table_args__ = (UniqueConstraint("channel_id"), Index(None, "guild_id"))
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    guild_id: Mapped[int] = mapped_column(Snowflake)
+    channel_id: Mapped[int] = mapped_column(Snowflake)
+    round: Mapped[int] = mapped_column(Integer)
+    started_at: Mapped[datetime] = mapped_column(Stamp)
+
+
+class CombatMemberModel(Base):
+    """C-2: the character id is the key, so a character is in at most one combat."""
+
+    __tablename__ = "combat_members"
+    __table_args__ = (Index(None, "combat_id"),)
+
+    character_id: Mapped[int] = mapped_column(
+        ForeignKey("characters.id", ondelete="CASCADE"), primary_key=True, autoincrement=False
+    )
+    combat_id: Mapped[int] = mapped_column(ForeignKey("combats.id", ondelete="CASCADE"))
+
+
+class ActiveCharacterModel(Base):
+    """The character a user's commands default to, per guild."""
+
+    __tablename__ = "active_characters"
+    __table_args__ = (Index(None, "character_id"),)
+
+    guild_id: Mapped[int] = mapped_column(Snowflake, primary_key=True, autoincrement=False)
+    user_id: Mapped[int] = mapped_column(Snowflake, primary_key=True, autoincrement=False)
+    character_id: Mapped[int] = mapped_column(ForeignKey("characters.id", ondelete="CASCADE"))
+
+
+class EventModel(Base):
+    """The append-only log: history and undo read it, nothing rewrites it but `reverted_by`."""
+
+    __tablename__ = "events"
+    __table_args__ = (
+        Index(None, "character_id", "id"),
+        Index(None, "guild_id", "id"),
+        {"sqlite_autoincrement": True},
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    guild_id: Mapped[int] = mapped_column(Snowflake)
+    # No foreign key: the log outlives a deleted character.
+    character_id: Mapped[int | None] = mapped_column(Integer)
+    user_id: Mapped[int] = mapped_column(Snowflake)
+    command: Mapped[str] = mapped_column(String(64))
+    inputs: Mapped[dict[str, Any]] = mapped_column(JSON)
+    rolls: Mapped[list[Any]] = mapped_column(JSON)
+    rules: Mapped[list[str]] = mapped_column(JSON)
+    sheet_before: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    sheet_after: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    # A change that undo may revert: both sheets present and different, and not an undo itself.
+    undoable: Mapped[bool] = mapped_column(Boolean)
+    reverted_by: Mapped[int | None] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(Stamp)
+
+
+metadata = Base.metadata
+guilds = GuildModel.__table__
+characters = CharacterModel.__table__
+combats = CombatModel.__table__
+combat_members = CombatMemberModel.__table__
+active_characters = ActiveCharacterModel.__table__
+events = EventModel.__table__

@@ -1,0 +1,179 @@
+"""The one error handler of the command tree: refusals are short and private, bugs are logged."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import aiohttp
+import discord
+from discord import app_commands
+
+from rules.outcome import RuleError
+
+log = logging.getLogger("lastgasp.errors")
+
+# Neither text claims that nothing changed: a failure after the commit (a reply Discord did not
+# take) would make the player run the command twice.
+SOMETHING_WENT_WRONG = (
+    "Something went wrong on our side. Before you try again, check /history: it shows whether "
+    "the change was made. If it keeps happening, tell the bot's admin the time and the command."
+)
+REPLY_FAILED = (
+    "Discord did not take the bot's reply. Check /history before running the command again: "
+    "it shows whether the change was made."
+)
+# Raised by sending the reply: Discord refused it, or did not answer in time.
+_REPLY_ERRORS = (discord.HTTPException, asyncio.TimeoutError, aiohttp.ClientError)
+NOT_IN_A_SERVER = "Last Gasp's commands work in a server channel, not in direct messages."
+OUT_OF_DATE = "This command is out of date. Ask the server admin to run `python -m bot sync`."
+
+
+class LastGaspTree(app_commands.CommandTree):
+    """Guild-only at the door, and every failure answered."""
+
+    async def interaction_check(self, interaction: discord.Interaction, /) -> bool:
+        problem = NOT_IN_A_SERVER if interaction.guild_id is None else bad_option(interaction)
+        if problem is None:
+            return True
+        if interaction.type is discord.InteractionType.autocomplete:
+            await interaction.response.autocomplete([])
+        else:
+            await send_ephemeral(interaction, problem)
+        return False
+
+    async def on_error(
+        self, interaction: discord.Interaction, error: app_commands.AppCommandError, /
+    ) -> None:
+        original = error.original if isinstance(error, app_commands.CommandInvokeError) else error
+        if interaction.type is discord.InteractionType.autocomplete:
+            # A malformed autocomplete request: no message can answer it, only choices.
+            log.warning("autocomplete failed (guild %s): %s", interaction.guild_id, original)
+            if not interaction.response.is_done():
+                await interaction.response.autocomplete([])
+            return
+        message = refusal_text(original)
+        if message is None and isinstance(original, _REPLY_ERRORS):
+            log.warning(
+                "the reply to /%s failed (guild %s, user %s): %r",
+                _name(interaction),
+                interaction.guild_id,
+                interaction.user.id if interaction.user else "?",
+                original,
+            )
+            message = REPLY_FAILED
+        elif message is None:
+            log.error(
+                "command /%s failed (guild %s, channel %s, user %s, options %s)",
+                _name(interaction),
+                interaction.guild_id,
+                interaction.channel_id,
+                interaction.user.id if interaction.user else "?",
+                _options(interaction),
+                exc_info=original,
+            )
+            message = SOMETHING_WENT_WRONG
+        try:
+            await send_ephemeral(interaction, message)
+        except _REPLY_ERRORS as failure:
+            log.warning("could not tell the user about the error either: %r", failure)
+
+
+def refusal_text(error: BaseException) -> str | None:
+    """What to tell the user for an expected failure; None for a bug."""
+    if isinstance(error, RuleError):
+        return str(error)
+    if isinstance(error, app_commands.TransformerError):
+        return f"`{error.value}` is not a valid {error.type.name} here. Check the option and retry."
+    if isinstance(error, app_commands.NoPrivateMessage):
+        return NOT_IN_A_SERVER
+    if isinstance(error, app_commands.MissingPermissions):
+        return "Only the GM can do that (P-3). Ask a member with Manage Server or the GM role."
+    if isinstance(error, app_commands.CommandOnCooldown):
+        return f"Slow down: try again in {error.retry_after:.0f} s."
+    if isinstance(error, app_commands.CheckFailure):
+        return "You can't use this command here."
+    if isinstance(error, app_commands.CommandNotFound | app_commands.CommandSignatureMismatch):
+        return OUT_OF_DATE
+    return None
+
+
+async def send_ephemeral(interaction: discord.Interaction, text: str) -> None:
+    """A private answer, as a followup if the interaction was already answered or deferred."""
+    none = discord.AllowedMentions.none()
+    if interaction.response.is_done():
+        await interaction.followup.send(text, ephemeral=True, allowed_mentions=none)
+    else:
+        await interaction.response.send_message(text, ephemeral=True, allowed_mentions=none)
+
+
+def _name(interaction: discord.Interaction) -> str:
+    return interaction.command.qualified_name if interaction.command else "?"
+
+
+def _leaf_options(interaction: discord.Interaction) -> list[dict]:
+    data = interaction.data or {}
+    options = data.get("options") or []
+    # Subcommands nest their options one or two levels down.
+    while options and isinstance(options[0], dict) and options[0].get("type") in (1, 2):
+        options = options[0].get("options") or []
+    return [o for o in options if isinstance(o, dict)]
+
+
+def _options(interaction: discord.Interaction) -> dict:
+    return {o.get("name"): o.get("value") for o in _leaf_options(interaction)}
+
+
+MAX_SAFE_INTEGER = 2**53  # Discord's integer options lie within ±2^53
+_OptionType = discord.AppCommandOptionType
+_SNOWFLAKE_TYPES = (
+    _OptionType.user,
+    _OptionType.channel,
+    _OptionType.role,
+    _OptionType.mentionable,
+    _OptionType.attachment,
+)
+
+
+def bad_option(interaction: discord.Interaction) -> str | None:
+    """What is wrong with an option value whose JSON type is not the declared one.
+
+    Discord's client never sends such a value, and discord.py passes option values on unchecked:
+    refusing here keeps the commands from meeting a bool where a name should be.
+    """
+    command = interaction.command
+    if not isinstance(command, app_commands.Command):
+        return None
+    declared = {p.display_name: p.type for p in command.parameters}
+    autocomplete = interaction.type is discord.InteractionType.autocomplete
+    for option in _leaf_options(interaction):
+        name, value = option.get("name"), option.get("value")
+        kind = declared.get(name)  # type: ignore[arg-type]
+        if kind is None or (autocomplete and option.get("focused")):
+            continue  # an option the bot does not know is ignored; a typed partial is free text
+        problem = _wrong_value(kind, value)
+        if problem:
+            return f"`{name}` {problem} Check the option and retry."
+    return None
+
+
+def _wrong_value(kind: discord.AppCommandOptionType, value: object) -> str | None:
+    if kind is _OptionType.string:
+        if not isinstance(value, str):
+            return "must be text."
+        if "\x00" in value:
+            return "contains a character that cannot be stored (NUL)."
+    elif kind is _OptionType.integer:
+        if isinstance(value, bool) or not isinstance(value, int):
+            return "must be a whole number."
+        if abs(value) > MAX_SAFE_INTEGER:
+            return "is too large."
+    elif kind is _OptionType.number:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return "must be a number."
+    elif kind is _OptionType.boolean:
+        if not isinstance(value, bool):
+            return "must be true or false."
+    elif kind in _SNOWFLAKE_TYPES and not (isinstance(value, str) and value.isdigit()):
+        return "must be picked from Discord's list."
+    return None

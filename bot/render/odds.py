@@ -1,0 +1,53 @@
+"""`/odds`: the exact chances of the next recovery roll, and of the spiral after it."""
+
+from __future__ import annotations
+
+import discord
+
+from bot.render.common import chance, escape, fit, percent, state_colour, vit
+from bot.services.play import Odds
+from rules.models import State
+from rules.odds import RecoveryOutcome
+
+ROLL_NAMES = {
+    State.UNCONSCIOUS: "recovery roll (R-1)",
+    State.CRITICAL: "recovery roll (R-3)",
+    State.DYING: "Last Gasp (R-5)",
+}
+
+
+def _outcome_lines(outcomes: tuple[RecoveryOutcome, ...]) -> str:
+    return "\n".join(f"{chance(o.probability)}: {o.label}" for o in outcomes)
+
+
+def odds_embed(odds: Odds) -> discord.Embed:
+    sheet, next_roll = odds.sheet, odds.next_roll
+    dice = next_roll.dice
+    embed = discord.Embed(
+        title=f"{escape(sheet.name)} · odds of the next {ROLL_NAMES[next_roll.state]}",
+        description=(
+            f"{vit(sheet)} · **{sheet.state.value}** · {dice} {'die' if dice == 1 else 'dice'} "
+            f"of `{odds.settings.die_faces}` (D-2)"
+            + ("\nAdvantage from first aid applies to this roll (R-6)." if sheet.advantage else "")
+        ),
+        colour=state_colour(sheet.state),
+    )
+    embed.add_field(name="Next roll", value=_outcome_lines(next_roll.normal), inline=False)
+    embed.add_field(
+        name="Next roll with advantage (F-1)",
+        value=_outcome_lines(next_roll.advantage),
+        inline=False,
+    )
+    rows = [
+        f"{step.roll:>2}: up {percent(step.up)} · down {percent(step.down)} · "
+        f"dead {percent(step.dead)}"
+        + (f" · retired {percent(step.retired)}" if step.retired else "")
+        for step in odds.spiral
+    ]
+    embed.add_field(
+        name=f"After each of the next {len(rows)} rolls, with no other help",
+        value="\n".join(rows),
+        inline=False,
+    )
+    embed.set_footer(text="Rules: D-2 · D-3 · R-1..R-6 · exact odds, no simulation")
+    return fit(embed)

@@ -1,0 +1,57 @@
+"""Use cases of `/settings`: read the guild settings, change them (GM, P-3)."""
+
+from __future__ import annotations
+
+from pydantic import ValidationError
+
+from bot.services.context import Caller
+from bot.services.sheet import require_gm
+from rules.models import GuildSettings
+from rules.outcome import RuleError
+
+# The option name a GM typed, where it differs from the model's field.
+_OPTION = {"gm_role_id": "gm_role"}
+
+
+async def show_settings(db, caller: Caller) -> GuildSettings:
+    """Anyone in the guild may read the settings."""
+    async with db.transaction(caller.guild_id, read_only=True) as uow:
+        return await uow.settings()
+
+
+def _validated(current: GuildSettings, changes: dict[str, object]) -> GuildSettings:
+    """Section 10's ranges, by the model itself; the first error becomes the refusal."""
+    try:
+        return GuildSettings.model_validate({**current.model_dump(), **changes})
+    except ValidationError as error:
+        first = error.errors()[0]
+        field = str(first["loc"][0]) if first["loc"] else "settings"
+        field = _OPTION.get(field, field)
+        message = first["msg"].removeprefix("Value error, ")
+        raise RuleError(f"{field}: {message}. Nothing was changed.") from None
+
+
+async def set_settings(
+    db, caller: Caller, changes: dict[str, object], *, clear_gm_role: bool = False
+) -> tuple[GuildSettings, GuildSettings]:
+    """P-3: GM only. `changes` maps GuildSettings fields to the options given (None: not
+    given); clear_gm_role unsets the GM role. Returns (before, after)."""
+    given = {key: value for key, value in changes.items() if value is not None}
+    if clear_gm_role:
+        given["gm_role_id"] = None
+    async with db.transaction(caller.guild_id) as uow:
+        before = await require_gm(uow, caller, lock=True)
+        if not given:
+            raise RuleError(
+                "Nothing to change: give at least one setting, "
+                "e.g. /settings set death_rule:instant."
+            )
+        after = _validated(before, given)
+        await uow.save_settings(after)
+        inputs = {
+            "changes": after.model_dump(mode="json", include=set(given)),
+            "before": before.model_dump(mode="json"),
+            "after": after.model_dump(mode="json"),
+        }
+        await uow.log(None, caller.user_id, "settings set", inputs)
+    return before, after

@@ -1,0 +1,249 @@
+"""Use cases of `/character`: create, read, select, edit, set, delete, revive, export, import.
+
+Each is one transaction: load, check permission (rules.permissions), apply a rule
+(rules.sheet_ops), save, log the event with the sheet before and after.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+from pydantic import ValidationError
+
+from bot.db.records import shown
+from bot.services.base import NO_ACTIVE, no_character, run_character_action
+from bot.services.context import Caller, CharacterRow, Permission
+from rules import permissions, sheet_ops
+from rules.models import GuildSettings, Sheet
+from rules.outcome import Outcome, RuleError
+
+EXPORT_FORMAT = "last-gasp/sheet"
+EXPORT_VERSION = 1
+# An export of the largest sheet is well under 2 KB; anything much bigger is not a sheet.
+MAX_IMPORT_BYTES = 64 * 1024
+# Flags that belong to a combat round of the exporting table, not to the character.
+_ROUND_FLAGS = {"reactions_taken": 0, "early_this_round": False, "recovered_this_round": False}
+
+
+async def lookup(uow, caller: Caller, name: str | None, permission: Permission) -> CharacterRow:
+    """The character (by name, else the caller's active one; locked in a writing transaction)
+    once the caller may act on it (P-2..P-4): the same refusals as run_character_action, for
+    the use cases that need more of the unit of work than one rule application."""
+    settings = await uow.settings()
+    row = await uow.character(name) if name else await uow.active_character(caller.user_id)
+    if row is None:
+        raise no_character(name) if name else RuleError(NO_ACTIVE)
+    check(permission, is_gm(settings, caller), row.sheet.owner_id, caller)
+    return row
+
+
+def is_gm(settings: GuildSettings, caller: Caller) -> bool:
+    return permissions.is_gm(settings, caller.manage_guild, caller.role_ids)
+
+
+def check(permission: Permission, gm: bool, owner_id: int | None, caller: Caller) -> None:
+    permissions.check(permission, is_gm=gm, owner_id=owner_id, user_id=caller.user_id)
+
+
+async def require_gm(uow, caller: Caller, *, lock: bool = False) -> GuildSettings:
+    """P-3 for commands on no single character (settings, rounds, days, combat).
+    lock=True before the settings themselves are rewritten."""
+    settings = await uow.settings(lock=lock)
+    check(Permission.GM, is_gm(settings, caller), None, caller)
+    return settings
+
+
+# --- create, read, select --------------------------------------------------------------------
+
+
+async def create_character(
+    db, caller: Caller, name: str, *, owner_id: int | None = None, **fields: object
+) -> CharacterRow:
+    """Anyone may create their own; `owner` (another player's character) is the GM's.
+    The new character becomes its owner's active one when the owner has none yet."""
+    async with db.transaction(caller.guild_id) as uow:
+        settings = await uow.settings()
+        owner = caller.user_id if owner_id is None else owner_id
+        if owner != caller.user_id and not is_gm(settings, caller):
+            raise RuleError(
+                "Only the GM can create a character for another player (P-3): "
+                "leave out `owner` to create your own."
+            )
+        sheet = sheet_ops.create_sheet(name, owner, settings, **fields)
+        row = await uow.add_character(sheet)
+        if await uow.active_character(owner, lock=False) is None:
+            await uow.set_active(owner, row.id)
+        inputs = {"name": name, "owner_id": owner, **_given(fields)}
+        await uow.log(row.id, caller.user_id, "character create", inputs, after=sheet)
+    return row
+
+
+async def show_character(db, caller: Caller, name: str | None) -> CharacterRow:
+    """Anyone in the guild may read any of its sheets (P-2: never another guild's)."""
+    async with db.transaction(caller.guild_id, read_only=True) as uow:
+        return await lookup(uow, caller, name, Permission.ANYONE)
+
+
+async def list_characters(db, caller: Caller) -> list[CharacterRow]:
+    async with db.transaction(caller.guild_id, read_only=True) as uow:
+        return await uow.characters()
+
+
+async def select_character(db, caller: Caller, name: str) -> CharacterRow:
+    """A player selects its own characters; the GM may select any (P-2, P-4)."""
+    async with db.transaction(caller.guild_id) as uow:
+        row = await lookup(uow, caller, name, Permission.OWNER_OR_GM)
+        await uow.set_active(caller.user_id, row.id)
+        await uow.log(row.id, caller.user_id, "character select", {"character": row.sheet.name})
+    return row
+
+
+# --- changes through the shared runner -------------------------------------------------------
+
+
+def _given(fields: dict[str, object]) -> dict[str, object]:
+    return {key: value for key, value in fields.items() if value is not None}
+
+
+async def edit_character(
+    db, caller: Caller, rng: random.Random, character: str, **fields: object
+) -> Outcome:
+    """P-4: owner or GM, the fields that are not state."""
+    given = _given(fields)
+    return await run_character_action(
+        db,
+        caller,
+        command="character edit",
+        inputs={"character": character, **given},
+        character=character,
+        permission=Permission.OWNER_OR_GM,
+        apply=lambda ctx: sheet_ops.edit_sheet(ctx.sheet, **given),
+        rng=rng,
+    )
+
+
+async def set_character(
+    db, caller: Caller, rng: random.Random, character: str, **fields: object
+) -> Outcome:
+    """P-3: the GM sets state fields directly."""
+    given = _given(fields)
+    return await run_character_action(
+        db,
+        caller,
+        command="character set",
+        inputs={"character": character, **given},
+        character=character,
+        permission=Permission.GM,
+        apply=lambda ctx: sheet_ops.set_fields(ctx.sheet, **given),
+        rng=rng,
+    )
+
+
+async def revive_character(db, caller: Caller, rng: random.Random, name: str) -> Outcome:
+    """P-3: V-5, E-7."""
+    return await run_character_action(
+        db,
+        caller,
+        command="character revive",
+        inputs={"character": name},
+        character=name,
+        permission=Permission.GM,
+        apply=lambda ctx: sheet_ops.revive(ctx.sheet),
+        rng=rng,
+    )
+
+
+# --- delete: asked first, done after the confirmation button ---------------------------------
+
+
+async def check_delete(db, caller: Caller, name: str) -> CharacterRow:
+    """Owner or GM (P-4). Changes nothing: the button asks before delete_character."""
+    async with db.transaction(caller.guild_id, read_only=True) as uow:
+        return await lookup(uow, caller, name, Permission.OWNER_OR_GM)
+
+
+async def delete_character(db, caller: Caller, character_id: int) -> Sheet:
+    """After the confirmation: checked again, since the sheet may have changed meanwhile.
+    The log keeps the sheet as it was (the event outlives the character)."""
+    async with db.transaction(caller.guild_id) as uow:
+        row = await uow.character_by_id(character_id)
+        if row is None:
+            raise RuleError("That character was already deleted. Nothing was changed.")
+        gm = is_gm(await uow.settings(), caller)
+        check(Permission.OWNER_OR_GM, gm, row.sheet.owner_id, caller)
+        await uow.log(
+            row.id,
+            caller.user_id,
+            "character delete",
+            {"character": row.sheet.name},
+            before=row.sheet,
+        )
+        await uow.delete_character(row.id)
+    return row.sheet
+
+
+# --- export and import -----------------------------------------------------------------------
+
+
+async def export_character(db, caller: Caller, name: str) -> tuple[Sheet, bytes]:
+    """Owner or GM: the sheet as JSON, readable by import_character."""
+    async with db.transaction(caller.guild_id, read_only=True) as uow:
+        sheet = (await lookup(uow, caller, name, Permission.OWNER_OR_GM)).sheet
+    document = {
+        "format": EXPORT_FORMAT,
+        "version": EXPORT_VERSION,
+        "sheet": sheet.model_dump(mode="json"),
+    }
+    return sheet, json.dumps(document, indent=2, ensure_ascii=False).encode()
+
+
+def parse_export(data: bytes, owner_id: int) -> Sheet:
+    """An exported file (or a bare sheet object) validated like a new sheet: section 1's
+    ranges, name rules and no unknown fields. The importer becomes the owner."""
+    if len(data) > MAX_IMPORT_BYTES:
+        raise RuleError(
+            f"That file is over {MAX_IMPORT_BYTES // 1024} KB: attach a sheet exported with "
+            "/character export."
+        )
+    try:
+        document = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        raise RuleError(
+            "That file is not JSON: attach a sheet exported with /character export."
+        ) from None
+    if isinstance(document, dict) and document.get("format") == EXPORT_FORMAT:
+        if document.get("version") != EXPORT_VERSION:
+            raise RuleError(
+                f"That export is not version {EXPORT_VERSION}, the one this bot reads: "
+                "export the sheet again."
+            )
+        document = document.get("sheet")
+    if not isinstance(document, dict):
+        raise RuleError("That file holds no sheet: attach a sheet exported with /character export.")
+    return _validated_sheet({**document, **_ROUND_FLAGS, "owner_id": owner_id})
+
+
+def _validated_sheet(data: dict) -> Sheet:
+    try:
+        return Sheet.model_validate(data)
+    except ValidationError as error:
+        first = error.errors()[0]
+        # Both can quote the file: kept short, and escaped below.
+        where = (".".join(str(part) for part in first["loc"]) or "sheet")[:40]
+        message = first["msg"].removeprefix("Value error, ")[:200]
+        raise RuleError(
+            f"The sheet in that file is not valid ({shown(where)}: {shown(message)}). "
+            "Fix the file or export it again."
+        ) from None
+
+
+async def import_character(db, caller: Caller, data: bytes) -> CharacterRow:
+    """A new character from a file: refused when the guild has the name already."""
+    sheet = parse_export(data, caller.user_id)
+    async with db.transaction(caller.guild_id) as uow:
+        row = await uow.add_character(sheet)
+        if await uow.active_character(caller.user_id, lock=False) is None:
+            await uow.set_active(caller.user_id, row.id)
+        await uow.log(row.id, caller.user_id, "character import", {"name": sheet.name}, after=sheet)
+    return row

@@ -1,0 +1,525 @@
+"""`/character …` through the real command tree: success paths and refusals for the owner,
+another player, the GM (Manage Server or the GM role) and a member of another guild (P-1..P-4).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from sqlalchemy import select
+
+from bot.db.tables import events
+from bot.offline import Attachment
+from bot.services.sheet import EXPORT_FORMAT, MAX_IMPORT_BYTES
+from tests.discord._table_helpers import public, refused, run_with_files
+
+NOT_HERE = "No character named"
+
+
+async def active_name(harness, member) -> str | None:
+    async with harness.db.transaction(member.guild.id, read_only=True) as uow:
+        row = await uow.active_character(member.user_id, lock=False)
+    return None if row is None else row.sheet.name
+
+
+async def names(harness, guild=None) -> list[str]:
+    async with harness.db.transaction((guild or harness.guild).id, read_only=True) as uow:
+        return [row.sheet.name for row in await uow.characters()]
+
+
+async def logged(harness, command: str) -> list:
+    """Raw event rows of one command, oldest first."""
+    async with harness.db.engine.connect() as conn:
+        stmt = select(events).where(events.c.command == command).order_by(events.c.id)
+        return list((await conn.execute(stmt)).all())
+
+
+# --- create ------------------------------------------------------------------------------------
+
+
+async def test_create_with_defaults_is_public_logged_and_selected(harness):
+    result = await harness.run(harness.owner, "character create", name="  Roryn ")
+    embed = public(result)
+    assert embed["title"] == "Roryn · created"
+    sheet = await harness.sheet("Roryn")
+    assert (sheet.owner_id, sheet.vit, sheet.max_vit, sheet.res) == (
+        harness.owner.user_id,
+        10,
+        10,
+        2,
+    )
+    assert (sheet.con_base, sheet.stamina, sheet.threshold) == (8, 8, 4)
+    assert await active_name(harness, harness.owner) == "Roryn"
+    [event] = await logged(harness, "character create")
+    assert event.sheet_before is None and event.sheet_after["name"] == "Roryn"
+    assert event.user_id == harness.owner.user_id
+
+
+async def test_create_with_every_option(harness):
+    await harness.run(
+        harness.owner,
+        "character create",
+        name="Ila",
+        max_vit=12,
+        res=3,
+        con="d10",
+        humility=-2,
+        composure=5,
+        insight=20,
+        threshold=6,
+    )
+    sheet = await harness.sheet("Ila")
+    assert (sheet.max_vit, sheet.vit, sheet.res, sheet.con_base, sheet.stamina) == (
+        12,
+        12,
+        3,
+        10,
+        10,
+    )
+    assert (sheet.humility, sheet.composure, sheet.insight, sheet.threshold) == (-2, 5, 20, 6)
+
+
+async def test_create_uses_the_guild_threshold(harness):
+    await harness.settings(emotion_threshold=7)
+    await harness.run(harness.owner, "character create", name="Ila")
+    assert (await harness.sheet("Ila")).threshold == 7
+
+
+async def test_create_for_another_player_is_the_gms(harness):
+    text = refused(
+        await harness.run(harness.player, "character create", name="Ila", owner=harness.owner),
+        "GM",
+        "owner",
+    )
+    assert "P-3" in text
+    assert await names(harness) == []
+
+    await harness.settings(gm_role_id=harness.guild.roles["GM"])
+    for gm, name in ((harness.gm, "Ila"), (harness.gm_role, "Bo")):
+        public(await harness.run(gm, "character create", name=name, owner=harness.player))
+        assert (await harness.sheet(name)).owner_id == harness.player.user_id
+    assert await active_name(harness, harness.player) == "Ila"  # the owner's first
+    assert await active_name(harness, harness.gm) is None
+
+
+async def test_create_refuses_a_taken_name_in_any_case(harness):
+    await harness.add_character("Roryn")
+    refused(await harness.run(harness.player, "character create", name="RORYN"), "already")
+    assert await names(harness) == ["Roryn"]
+    # P-2: another guild's names are its own
+    public(await harness.run(harness.outsider, "character create", name="Roryn"))
+    assert await names(harness, harness.other_guild) == ["Roryn"]
+    assert (await harness.sheet("Roryn")).owner_id == harness.owner.user_id
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "words"),
+    [
+        ("max_vit", 1000, ("max_vit", "1 and 999")),
+        ("res", -1, ("res", "0 and 20")),
+        ("insight", 21, ("insight", "-10 and 20")),
+        ("threshold", 0, ("threshold", "1 and 20")),
+        ("con", "d4", ("con", "d6")),
+    ],
+)
+async def test_create_checks_ranges_again(harness, option, value, words):
+    """A client that ignores the declared ranges is refused by the bot too."""
+    result = await harness.run(harness.owner, "character create", name="Ila", **{option: value})
+    refused(result, *words)
+    assert await names(harness) == []
+
+
+async def test_create_refuses_bad_names(harness):
+    refused(await harness.run(harness.owner, "character create", name="x" * 33), "32")
+    refused(await harness.run(harness.owner, "character create", name="   "), "name")
+    assert await names(harness) == []
+
+
+async def test_a_character_option_longer_than_a_name_is_refused_short(harness):
+    text = refused(await harness.run(harness.owner, "character show", character="x" * 500), "32")
+    assert len(text) < 200
+
+
+async def test_names_are_escaped_and_never_ping(harness):
+    result = await harness.run(harness.owner, "character create", name="@everyone *Bo*")
+    embed = public(result)
+    assert "@everyone" not in embed["title"] and "\\*Bo\\*" in embed["title"]
+
+
+# --- show, list ----------------------------------------------------------------------------
+
+
+async def test_show_is_private_by_default_and_public_on_request(harness):
+    await harness.add_character("Roryn")
+    await harness.select(harness.owner, "Roryn")
+    mine = await harness.run(harness.owner, "character show")
+    assert mine.ephemeral and mine.embed["title"] == "Roryn"
+    other = await harness.run(harness.player, "character show", character="roryn", public=True)
+    assert public(other)["title"] == "Roryn"
+    assert "VIT 10/10" in other.text()
+
+
+async def test_show_refusals(harness):
+    await harness.add_character("Roryn")
+    refused(await harness.run(harness.player, "character show"), "no active character")
+    refused(await harness.run(harness.outsider, "character show", character="Roryn"), NOT_HERE)
+
+
+async def test_list_shows_this_guild_only(harness):
+    await harness.add_character("Roryn")
+    await harness.add_character("Bo", owner=harness.player, vit=-1)
+    await harness.add_character("Zed", owner=harness.outsider)
+    embed = public(await harness.run(harness.player, "character list"))
+    lines = embed["description"].splitlines()
+    assert lines[0].startswith("**Bo** · Critical · VIT -1/10")
+    assert lines[0].endswith(f"<@{harness.player.user_id}>")
+    assert lines[1].startswith("**Roryn** · Up")
+    assert "Zed" not in embed["description"]
+    elsewhere = public(await harness.run(harness.outsider, "character list"))
+    assert elsewhere["description"].startswith("**Zed**")
+    assert "Roryn" not in elsewhere["description"]
+
+
+async def test_a_long_list_keeps_whole_lines_and_counts_the_rest(harness):
+    for i in range(60):
+        await harness.add_character(f"{'Wanderer of the long road':.28} {i:03}")
+    embed = public(await harness.run(harness.owner, "character list"))
+    lines = embed["description"].splitlines()
+    assert len(embed["description"]) <= 4096 and embed["footer"]["text"] == "60 characters"
+    shown = len(lines) - 1
+    assert 0 < shown < 60 and lines[-1] == f"… and {60 - shown} more"
+    assert all(line.startswith("**Wanderer") for line in lines[:-1])
+
+
+async def test_list_when_empty(harness):
+    embed = public(await harness.run(harness.owner, "character list"))
+    assert "/character create" in embed["description"]
+
+
+# --- select --------------------------------------------------------------------------------
+
+
+async def test_select_own_or_any_as_gm(harness):
+    await harness.add_character("Roryn")
+    await harness.add_character("Ila")
+    public(await harness.run(harness.owner, "character select", character="ila"))
+    assert await active_name(harness, harness.owner) == "Ila"
+    public(await harness.run(harness.gm, "character select", character="Roryn"))
+    assert await active_name(harness, harness.gm) == "Roryn"
+
+
+async def test_select_refusals(harness):
+    await harness.add_character("Roryn")
+    refused(await harness.run(harness.player, "character select", character="Roryn"), "P-4")
+    refused(await harness.run(harness.outsider, "character select", character="Roryn"), NOT_HERE)
+    assert await active_name(harness, harness.player) is None
+
+
+# --- edit ----------------------------------------------------------------------------------
+
+
+async def test_edit_by_owner_and_gm(harness):
+    await harness.add_character("Roryn", max_vit=12)
+    embed = public(await harness.run(harness.owner, "character edit", character="Roryn", max_vit=8))
+    assert "max VIT 12 → 8" in embed["description"]
+    assert (await harness.sheet("Roryn")).vit == 8  # clamped to the new maximum
+    public(await harness.run(harness.gm, "character edit", character="Roryn", name="Ro", con="d12"))
+    sheet = await harness.sheet("Ro")
+    assert (sheet.con_base, sheet.stamina) == (12, 8)
+    [first, second] = await logged(harness, "character edit")
+    assert first.sheet_before["max_vit"] == 12 and first.sheet_after["max_vit"] == 8
+    assert second.user_id == harness.gm.user_id and second.sheet_after["name"] == "Ro"
+
+
+async def test_edit_refusals_change_nothing(harness):
+    before = await harness.add_character("Roryn")
+    await harness.add_character("Bo", owner=harness.player)
+    refused(await harness.run(harness.player, "character edit", character="Roryn", res=5), "P-4")
+    refused(
+        await harness.run(harness.outsider, "character edit", character="Roryn", res=5), NOT_HERE
+    )
+    refused(await harness.run(harness.owner, "character edit", character="Roryn"), "Nothing")
+    refused(
+        await harness.run(harness.owner, "character edit", character="Roryn", name="BO"), "already"
+    )
+    refused(await harness.run(harness.owner, "character edit", character="Roryn", res=21), "res")
+    assert await harness.sheet("Roryn") == before
+    assert await logged(harness, "character edit") == []
+
+
+# --- set -----------------------------------------------------------------------------------
+
+
+async def test_set_is_the_gms(harness):
+    await harness.add_character("Roryn")
+    embed = public(
+        await harness.run(harness.gm, "character set", character="Roryn", vit=-1, stress=2)
+    )
+    assert "VIT 10 → -1 · Up → Critical" in embed["description"]
+    assert "Stress 0 → 2" in embed["description"]
+    await harness.settings(gm_role_id=harness.guild.roles["GM"])
+    public(await harness.run(harness.gm_role, "character set", character="Roryn", anger=2))
+    sheet = await harness.sheet("Roryn")
+    assert (sheet.vit, sheet.stress, sheet.anger) == (-1, 2, 2)
+    [event, _] = await logged(harness, "character set")
+    assert event.sheet_before["vit"] == 10 and event.sheet_after["vit"] == -1
+
+
+async def test_set_refusals_change_nothing(harness):
+    before = await harness.add_character("Roryn")
+    for who in (harness.owner, harness.player, harness.gm_role):  # no GM role set yet
+        refused(await harness.run(who, "character set", character="Roryn", vit=1), "P-3")
+    refused(
+        await harness.run(harness.outsider, "character set", character="Roryn", vit=1), NOT_HERE
+    )
+    refused(await harness.run(harness.gm, "character set", character="Roryn", stamina=9), "Stamina")
+    refused(await harness.run(harness.gm, "character set", character="Roryn", vit=11), "VIT")
+    refused(
+        await harness.run(harness.gm, "character set", character="Roryn", con_wounds=4), "0 and 3"
+    )
+    assert await harness.sheet("Roryn") == before
+
+
+# --- delete, with its confirmation button --------------------------------------------------
+
+
+async def test_delete_asks_then_deletes_on_confirm(harness):
+    await harness.add_character("Roryn")
+    asked = await harness.run(harness.owner, "character delete", character="Roryn")
+    assert asked.ephemeral and "Delete **Roryn**" in asked.reply.content
+    assert asked.reply.custom_ids() == ["delete:confirm", "delete:cancel"]
+    assert await names(harness) == ["Roryn"]  # asking changes nothing
+
+    done = await harness.click(harness.owner, asked.reply, "delete:confirm")
+    update = done.requests[0].payload
+    assert update["type"] == 7 and update["data"]["components"] == []
+    assert "Deleted **Roryn**" in update["data"]["content"]
+    announced = done.messages[-1]
+    assert not announced.ephemeral and "Roryn was deleted" in announced.embed["description"]
+    assert await names(harness) == []
+    [event] = await logged(harness, "character delete")
+    assert event.sheet_before["name"] == "Roryn" and event.sheet_after is None
+
+
+async def test_delete_cancel_and_other_members_buttons(harness):
+    await harness.add_character("Roryn")
+    asked = await harness.run(harness.owner, "character delete", character="Roryn")
+    intruder = await harness.click(harness.player, asked.reply, "delete:confirm")
+    refused(intruder, "Only the member who asked")
+    assert await names(harness) == ["Roryn"]
+
+    kept = await harness.click(harness.owner, asked.reply, "delete:cancel")
+    assert "nothing was deleted" in kept.requests[0].payload["data"]["content"]
+    assert await names(harness) == ["Roryn"]
+    late = await harness.click(harness.owner, asked.reply, "delete:confirm")
+    assert late.messages == []  # the view is finished: the button no longer acts
+    assert await names(harness) == ["Roryn"]
+
+
+async def test_delete_times_out_and_keeps_the_character(harness):
+    await harness.add_character("Roryn")
+    harness.bot.get_cog("SheetCog").confirm_seconds = 0.05
+    asked = await harness.run(harness.owner, "character delete", character="Roryn")
+    for _ in range(100):
+        await asyncio.sleep(0.01)
+        if "was kept" in harness.driver.messages[asked.reply.id].content:
+            break
+    message = harness.driver.messages[asked.reply.id]
+    assert message.content == "No answer: **Roryn** was kept." and message.components == []
+    assert await names(harness) == ["Roryn"]
+
+
+async def test_delete_by_gm_and_refusals(harness):
+    await harness.add_character("Roryn")
+    refused(await harness.run(harness.player, "character delete", character="Roryn"), "P-4")
+    refused(await harness.run(harness.outsider, "character delete", character="Roryn"), NOT_HERE)
+    asked = await harness.run(harness.gm, "character delete", character="Roryn")
+    await harness.click(harness.gm, asked.reply, "delete:confirm")
+    assert await names(harness) == []
+    [event] = await logged(harness, "character delete")
+    assert event.user_id == harness.gm.user_id
+
+
+async def test_delete_confirmed_after_someone_else_deleted_it(harness):
+    await harness.add_character("Roryn")
+    mine = await harness.run(harness.owner, "character delete", character="Roryn")
+    gms = await harness.run(harness.gm, "character delete", character="Roryn")
+    await harness.click(harness.gm, gms.reply, "delete:confirm")
+    refused(await harness.click(harness.owner, mine.reply, "delete:confirm"), "already deleted")
+    assert len(await logged(harness, "character delete")) == 1
+
+
+# --- revive --------------------------------------------------------------------------------
+
+
+async def test_revive_is_the_gms(harness):
+    await harness.add_character("Roryn", vit=-3)
+    await harness.update("Roryn", dead=True)
+    refused(await harness.run(harness.owner, "character revive", character="Roryn"), "P-3")
+    refused(await harness.run(harness.outsider, "character revive", character="Roryn"), NOT_HERE)
+    assert (await harness.sheet("Roryn")).dead
+    embed = public(await harness.run(harness.gm, "character revive", character="Roryn"))
+    assert "VIT -3 → 1 · Dead → Up" in embed["description"]  # V-5
+    refused(await harness.run(harness.gm, "character revive", character="Roryn"), "not Dead")
+
+
+# --- export and import ---------------------------------------------------------------------
+
+
+async def test_export_round_trips_through_import(harness):
+    await harness.add_character("Roryn", max_vit=12, res=4, con_base=10)
+    original = await harness.update("Roryn", vit=-2, anger=3, stress=1, advantage=True)
+    exported = await run_with_files(harness, harness.owner, "character export", character="Roryn")
+    assert exported.ephemeral
+    [(filename, data)] = exported.reply.files
+    assert filename == "Roryn.json"
+    document = json.loads(data)
+    assert document["format"] == EXPORT_FORMAT and document["version"] == 1
+    assert document["sheet"] == original.model_dump(mode="json")
+
+    asked = await harness.run(harness.owner, "character delete", character="Roryn")
+    await harness.click(harness.owner, asked.reply, "delete:confirm")
+    imported = await harness.run(
+        harness.owner, "character import", file=Attachment("Roryn.json", data)
+    )
+    assert public(imported)["title"] == "Roryn · imported"
+    assert await harness.sheet("Roryn") == original
+    [event] = await logged(harness, "character import")
+    assert event.sheet_before is None and event.sheet_after == original.model_dump(mode="json")
+
+
+async def test_export_permissions(harness):
+    await harness.add_character("Roryn")
+    refused(await harness.run(harness.player, "character export", character="Roryn"), "P-4")
+    refused(await harness.run(harness.outsider, "character export", character="Roryn"), NOT_HERE)
+    by_gm = await run_with_files(harness, harness.gm, "character export", character="Roryn")
+    assert json.loads(by_gm.reply.files[0][1])["sheet"]["name"] == "Roryn"
+
+
+async def test_import_makes_the_importer_the_owner_and_clears_round_flags(harness):
+    sheet = await harness.add_character("Roryn")
+    sheet = sheet.update(early_this_round=True, reactions_taken=2, name="Bo")
+    data = json.dumps({"format": EXPORT_FORMAT, "version": 1, "sheet": sheet.model_dump()})
+    public(
+        await harness.run(
+            harness.player, "character import", file=Attachment("b.json", data.encode())
+        )
+    )
+    imported = await harness.sheet("Bo")
+    assert imported.owner_id == harness.player.user_id
+    assert (imported.early_this_round, imported.reactions_taken) == (False, 0)
+    assert await active_name(harness, harness.player) == "Bo"
+    # another guild imports the same file into its own table
+    public(
+        await harness.run(
+            harness.outsider, "character import", file=Attachment("b.json", data.encode())
+        )
+    )
+    assert await names(harness, harness.other_guild) == ["Bo"]
+
+
+@pytest.mark.parametrize(
+    ("attachment", "words"),
+    [
+        (Attachment("notes.txt", b"{}", content_type="text/plain"), ("not JSON",)),
+        (Attachment("a.json", b"{not json"), ("not JSON",)),
+        (Attachment("a.json", b"[1, 2]"), ("no sheet",)),
+        (Attachment("a.json", b'{"name": "Bo", "owner_id": 1, "vit": 11}'), ("not valid", "VIT")),
+        (Attachment("a.json", b'{"name": "Bo", "owner_id": 1, "mana": 3}'), ("mana",)),
+        (
+            Attachment("a.json", json.dumps({"format": EXPORT_FORMAT, "version": 9}).encode()),
+            ("version",),
+        ),
+    ],
+)
+async def test_import_refuses_what_is_not_a_valid_sheet(harness, attachment, words):
+    refused(await harness.run(harness.owner, "character import", file=attachment), *words)
+    assert await names(harness) == []
+
+
+async def test_import_refuses_a_taken_name(harness):
+    sheet = await harness.add_character("Roryn")
+    data = json.dumps(sheet.model_dump()).encode()
+    refused(
+        await harness.run(harness.player, "character import", file=Attachment("r.json", data)),
+        "already",
+    )
+    assert await names(harness) == ["Roryn"]
+
+
+async def test_import_caps_the_size_before_downloading(harness):
+    downloads = []
+
+    async def download(attachment):
+        downloads.append(attachment.filename)
+        return b"{}"
+
+    harness.bot.get_cog("SheetCog").download = download
+    big = Attachment("big.json", b" " * (MAX_IMPORT_BYTES + 1))
+    refused(await harness.run(harness.owner, "character import", file=big), "KB")
+    assert downloads == []  # refused from the attachment's size, never fetched
+    refused(
+        await harness.run(harness.owner, "character import", file=Attachment("s.json", b"1")),
+        "name: Field required",
+    )
+    assert downloads == ["s.json"]  # the download goes through the injectable hook
+
+
+# --- autocomplete and the declared schema --------------------------------------------------
+
+
+async def test_autocomplete_offers_this_guilds_characters_own_first_at_most_25(harness):
+    for i in range(20):
+        await harness.add_character(f"Bo{i:02}", owner=harness.player)
+    for i in range(10):
+        await harness.add_character(f"Bz{i:02}")
+    await harness.add_character("Bx", owner=harness.outsider)
+    choices = await harness.complete(harness.owner, "character show", "character", character="b")
+    values = [choice["value"] for choice in choices]
+    assert len(values) == 25
+    assert values[:10] == [f"Bz{i:02}" for i in range(10)]  # the caller's own first
+    assert "Bx" not in values
+    elsewhere = await harness.complete(
+        harness.outsider, "character edit", "character", character=""
+    )
+    assert [choice["value"] for choice in elsewhere] == ["Bx"]
+
+
+async def test_character_schema_declares_the_options(harness):
+    group = harness.bot.tree.get_command("character").to_dict(harness.bot.tree)
+    assert group.get("default_member_permissions") is None  # players use it: checked in the bot
+    subs = {sub["name"]: sub for sub in group["options"]}
+    assert set(subs) == {
+        "create",
+        "show",
+        "list",
+        "select",
+        "edit",
+        "set",
+        "delete",
+        "revive",
+        "export",
+        "import",
+    }
+    create = {o["name"]: o for o in subs["create"]["options"]}
+    assert (create["name"]["min_length"], create["name"]["max_length"]) == (1, 32)
+    assert (create["max_vit"]["min_value"], create["max_vit"]["max_value"]) == (1, 999)
+    assert (create["insight"]["min_value"], create["insight"]["max_value"]) == (-10, 20)
+    assert [c["value"] for c in create["con"]["choices"]] == ["d6", "d8", "d10", "d12"]
+    assert create["owner"]["type"] == 6 and not create["owner"].get("required")
+    for sub in ("select", "edit", "set", "delete", "revive", "export"):
+        character = subs[sub]["options"][0]
+        assert character["name"] == "character" and character["autocomplete"] is True
+        assert character["max_length"] == 32
+    assert subs["import"]["options"][0]["type"] == 11  # attachment
+    setting = {o["name"]: o for o in subs["set"]["options"]}
+    assert (setting["con_wounds"]["min_value"], setting["con_wounds"]["max_value"]) == (0, 3)
+
+
+async def test_import_refuses_deeply_nested_json(harness):
+    bomb = Attachment("a.json", b"[" * 60_000 + b"]" * 60_000)
+    refused(await harness.run(harness.owner, "character import", file=bomb), "KB")
+    nested = Attachment("a.json", b"[" * 30_000 + b"]" * 30_000)
+    refused(await harness.run(harness.owner, "character import", file=nested), "not JSON")

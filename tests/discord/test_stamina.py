@@ -1,0 +1,220 @@
+"""/turn, /early, /react, /push, /spend driven as Discord drives them (seed 001, C-3)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.discord.conftest import assert_refused
+
+
+async def unchanged(harness, name, before):
+    assert await harness.sheet(name) == before
+    assert await harness.history(name) == []
+
+
+# /turn (C-3)
+
+
+async def test_turn_resets_the_reaction_cost_C_3(harness):
+    await harness.add_character("Roryn", reactions_taken=2)
+    result = await harness.run(harness.owner, "turn", character="Roryn")
+    assert not result.ephemeral
+    assert result.embed["title"] == "Roryn · Start of turn"
+    assert result.embed["description"] == "Next reaction costs 3 → 1"
+    assert (await harness.sheet("Roryn")).reactions_taken == 0
+
+
+async def test_turn_reminds_a_downed_character_to_roll_C_3(harness):
+    await harness.add_character("Roryn", vit=-1)
+    result = await harness.run(harness.gm, "turn", character="Roryn")
+    assert (
+        "Roryn is Critical (R-3): a recovery roll is due at the start of its turn (/recover)."
+        in (result.embed["description"])
+    )
+
+
+async def test_turn_permissions_P_4(harness):
+    before = await harness.add_character("Roryn", reactions_taken=2)
+    assert_refused(await harness.run(harness.player, "turn", character="Roryn"), "owner or the GM")
+    assert_refused(await harness.run(harness.outsider, "turn", character="Roryn"), "No character")
+    await unchanged(harness, "Roryn", before)
+
+
+# /early (S-4)
+
+
+async def test_act_early_once_per_round_in_combat_S_4(harness):
+    await harness.add_character("Roryn")
+    await harness.start_combat(["Roryn"])
+    result = await harness.run(harness.owner, "early", character="Roryn")
+    assert not result.ephemeral
+    assert result.embed["title"] == "Roryn · Acts early"
+    assert result.embed["description"].splitlines()[:2] == [
+        "Stamina 8/8 → 7/8",
+        "Acts early this round no → yes",
+    ]
+    again = await harness.run(harness.owner, "early", character="Roryn")
+    assert_refused(again, "already acts early this round")
+    assert (await harness.sheet("Roryn")).stamina == 7
+
+
+async def test_act_early_needs_a_combat_S_4(harness):
+    before = await harness.add_character("Roryn")
+    assert_refused(await harness.run(harness.gm, "early", character="Roryn"), "/combat add")
+    await unchanged(harness, "Roryn", before)
+
+
+async def test_act_early_permissions(harness):
+    before = await harness.add_character("Roryn")
+    await harness.start_combat(["Roryn"])
+    assert_refused(await harness.run(harness.player, "early", character="Roryn"), "owner")
+    assert_refused(await harness.run(harness.outsider, "early", character="Roryn"), "No character")
+    await unchanged(harness, "Roryn", before)
+
+
+# /react (S-5)
+
+
+async def test_reactions_cost_more_each_time_S_5(harness):
+    await harness.add_character("Roryn", stamina=3)
+    first = await harness.run(harness.owner, "react", character="Roryn", what="dodge")
+    assert first.embed["description"].splitlines()[:2] == [
+        "Stamina 3/8 → 2/8",
+        "Next reaction costs 1 → 2",
+    ]
+    assert "Reaction 1 for 1 Stamina: dodge. The next one costs 2." in first.embed["description"]
+    second = await harness.run(harness.gm, "react", character="Roryn")
+    assert second.embed["description"].startswith("Stamina 2/8 → 0/8")
+    third = await harness.run(harness.owner, "react", character="Roryn")
+    assert_refused(third, "0 Stamina", "(S-8)")
+
+
+async def test_a_reaction_too_dear_spends_nothing_S_5(harness):
+    before = await harness.add_character("Roryn", stamina=1, reactions_taken=1)
+    result = await harness.run(harness.owner, "react", character="Roryn")
+    assert_refused(result, "costs 2 Stamina but Roryn has only 1/8: nothing was spent")
+    await unchanged(harness, "Roryn", before)
+
+
+async def test_react_permissions(harness):
+    before = await harness.add_character("Roryn")
+    assert_refused(await harness.run(harness.player, "react", character="Roryn"), "owner")
+    assert_refused(await harness.run(harness.outsider, "react", character="Roryn"), "No character")
+    await unchanged(harness, "Roryn", before)
+
+
+# /push (S-6)
+
+
+async def test_push_rolled_against_a_target_S_6(harness):
+    await harness.add_character("Roryn")
+    harness.script_values(5)
+    result = await harness.run(
+        harness.owner, "push", character="Roryn", amount=2, roll="1d8", target=6, what="climb"
+    )
+    embed = result.embed
+    assert embed["title"] == "Roryn · Pushes a Check"
+    assert embed["description"].startswith("Stamina 8/8 → 6/8")
+    [field] = embed["fields"]
+    assert field["name"] == "Check: climb"
+    assert field["value"] == "`1d8` [5] +2 = **7** vs 6: success"
+
+
+async def test_push_includes_the_injury_condition_H_3(harness):
+    await harness.add_character("Roryn", vit=5)
+    harness.script_values(5)
+    result = await harness.run(
+        harness.owner, "push", character="Roryn", amount=2, roll="1d8", target=6
+    )
+    assert result.embed["fields"][0]["value"] == "`1d8` [5] -1 = **4** vs 6: failure"
+    assert "Condition -3 included in the roll." in result.embed["description"]
+    assert (await harness.sheet("Roryn")).stamina == 6  # lost whether it succeeds or fails
+
+
+async def test_push_without_a_roll_S_6(harness):
+    await harness.add_character("Roryn")
+    result = await harness.run(harness.gm, "push", character="Roryn", amount=3)
+    assert result.embed["fields"] == []
+    assert "+3 on the Check" in result.embed["description"]
+
+
+@pytest.mark.parametrize("amount", [0, 21])
+async def test_push_range_is_checked_again(harness, amount):
+    before = await harness.add_character("Roryn")
+    result = await harness.run(harness.owner, "push", character="Roryn", amount=amount)
+    assert_refused(result, "`amount` must be between 1 and 20")
+    await unchanged(harness, "Roryn", before)
+
+
+async def test_push_refusals(harness):
+    before = await harness.add_character("Roryn", stamina=2)
+    assert_refused(
+        await harness.run(harness.owner, "push", character="Roryn", amount=3), "nothing was spent"
+    )
+    assert_refused(
+        await harness.run(harness.owner, "push", character="Roryn", amount=1, target=5),
+        "give a dice expression",
+    )
+    assert_refused(
+        await harness.run(harness.owner, "push", character="Roryn", amount=1, roll="1d8+"),
+        "is not a dice expression",
+    )
+    assert_refused(await harness.run(harness.player, "push", character="Roryn", amount=1), "owner")
+    assert_refused(
+        await harness.run(harness.outsider, "push", character="Roryn", amount=1), "No character"
+    )
+    await unchanged(harness, "Roryn", before)
+
+
+# /spend (S-7, S-8)
+
+
+async def test_spend_with_a_reason_S_7(harness):
+    await harness.add_character("Roryn")
+    result = await harness.run(
+        harness.owner, "spend", character="Roryn", amount=3, reason="Channel Casting"
+    )
+    assert not result.ephemeral
+    assert result.embed["description"] == "Stamina 8/8 → 5/8\n\n3 Stamina: Channel Casting."
+    [event] = await harness.history("Roryn")
+    assert event.inputs == {"amount": 3, "reason": "Channel Casting"}
+
+
+async def test_spend_text_is_shown_literally(harness):
+    await harness.add_character("Roryn")
+    result = await harness.run(
+        harness.owner, "spend", character="Roryn", amount=1, reason="**loud** @everyone"
+    )
+    description = result.embed["description"]
+    assert "\\*\\*loud\\*\\*" in description and "@everyone" not in description
+
+
+async def test_spend_refusals_S_8(harness):
+    before = await harness.add_character("Roryn", stamina=0)
+    result = await harness.run(harness.owner, "spend", character="Roryn", amount=1, reason="x")
+    assert_refused(result, "0 Stamina", "/rest")
+    assert_refused(
+        await harness.run(harness.player, "spend", character="Roryn", amount=1, reason="x"), "owner"
+    )
+    assert_refused(
+        await harness.run(harness.outsider, "spend", character="Roryn", amount=1, reason="x"),
+        "No character",
+    )
+    assert_refused(
+        await harness.run(harness.gm, "spend", character="Roryn", amount=21, reason="x"),
+        "`amount` must be between 1 and 20",
+    )
+    await unchanged(harness, "Roryn", before)
+
+
+async def test_gm_spends_for_anyone(harness):
+    await harness.add_character("Roryn")
+    result = await harness.run(harness.gm, "spend", character="Roryn", amount=2, reason="cold")
+    assert result.embed["description"].startswith("Stamina 8/8 → 6/8")
+
+
+async def test_the_gm_acts_early_for_anyone_S_4(harness):
+    await harness.add_character("Roryn")
+    await harness.start_combat(["Roryn"])
+    result = await harness.run(harness.gm, "early", character="Roryn")
+    assert result.embed["description"].startswith("Stamina 8/8 → 7/8")

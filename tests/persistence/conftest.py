@@ -1,0 +1,70 @@
+"""Every persistence test runs on SQLite and, when TEST_DATABASE_URL names a PostgreSQL server,
+on PostgreSQL too, each in a fresh database (SQLite: a file; PostgreSQL: a schema of its own)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+
+from bot.db import Database
+from bot.db.engine import create_engine
+from tests.persistence.helpers import Target
+
+PG_URL = os.environ.get("TEST_DATABASE_URL")
+SKIP_PG = "TEST_DATABASE_URL is not set: the PostgreSQL run of this test is skipped"
+
+
+BACKENDS = [
+    pytest.param("sqlite", id="sqlite"),
+    pytest.param("postgresql", id="postgresql", marks=pytest.mark.postgres),
+]
+
+
+@pytest.fixture(params=BACKENDS)
+async def target(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Target]:
+    """An empty database (no schema yet)."""
+    if request.param == "sqlite":
+        yield Target(f"sqlite+aiosqlite:///{tmp_path / 'test.db'}")
+        return
+    if not PG_URL:
+        pytest.skip(SKIP_PG)
+    schema = f"test_{uuid.uuid4().hex[:16]}"
+    admin = create_engine(PG_URL)
+    async with admin.begin() as conn:
+        await conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+    try:
+        yield Target(PG_URL, {"server_settings": {"search_path": schema}})
+    finally:
+        async with admin.begin() as conn:
+            await conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+        await admin.dispose()
+
+
+@contextlib.asynccontextmanager
+async def upgraded(target: Target) -> AsyncIterator[Database]:
+    database = await target.connect()
+    try:
+        await database.upgrade()
+        yield database
+    finally:
+        await database.close()
+
+
+@pytest.fixture
+async def db(target: Target) -> AsyncIterator[Database]:
+    """A database at the newest schema, on each backend."""
+    async with upgraded(target) as database:
+        yield database
+
+
+@pytest.fixture
+async def sqlite_db(tmp_path: Path) -> AsyncIterator[Database]:
+    """For what only SQLite has (pragmas, its write lock)."""
+    async with upgraded(Target(f"sqlite+aiosqlite:///{tmp_path / 'test.db'}")) as database:
+        yield database

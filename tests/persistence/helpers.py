@@ -1,0 +1,104 @@
+"""Shared by the persistence tests and their worker processes: create, damage, check the log."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot.db import Database, Event
+from bot.services.base import run_character_action
+from bot.services.context import ActionContext, Caller, CharacterRow, Permission
+from rules.models import Sheet
+from rules.outcome import Outcome
+from rules.vitality import damage, heal
+
+GUILD = 1001
+OWNER = 7
+
+
+@dataclass(frozen=True)
+class Target:
+    """How to reach a test's database, also from another process."""
+
+    url: str
+    connect_args: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def postgres(self) -> bool:
+        return self.url.startswith("postgresql")
+
+    async def connect(self) -> Database:
+        return await Database.connect(self.url, connect_args=self.connect_args)
+
+
+def caller(guild_id: int = GUILD, user_id: int = OWNER, *, gm: bool = False) -> Caller:
+    return Caller(guild_id=guild_id, channel_id=55, user_id=user_id, manage_guild=gm)
+
+
+async def create(
+    db: Database, name: str, *, guild_id: int = GUILD, owner_id: int = OWNER, **fields: object
+) -> CharacterRow:
+    """As /character create does: add the sheet and log its creation."""
+    sheet = Sheet(name=name, owner_id=owner_id, **fields)
+    async with db.transaction(guild_id) as uow:
+        row = await uow.add_character(sheet)
+        await uow.log(row.id, owner_id, "character create", {"name": name}, after=sheet)
+    return row
+
+
+async def hit(db: Database, name: str | None, amount: int, *, who: Caller | None = None) -> Outcome:
+    """/damage through the shared runner."""
+
+    def apply(ctx: ActionContext) -> Outcome:
+        return damage(ctx.sheet, amount, ctx.settings)
+
+    return await run_character_action(
+        db,
+        who or caller(),
+        command="damage",
+        inputs={"amount": amount},
+        character=name,
+        permission=Permission.OWNER_OR_GM,
+        apply=apply,
+        rng=random.Random(0),
+    )
+
+
+async def log_of(db: Database, character_id: int, guild_id: int = GUILD) -> list[Event]:
+    """The character's whole event log, oldest first."""
+    async with db.transaction(guild_id, read_only=True) as uow:
+        return list(reversed(await uow.history(character_id, 1_000_000)))
+
+
+async def sheet_of(db: Database, character_id: int, guild_id: int = GUILD) -> Sheet | None:
+    async with db.transaction(guild_id, read_only=True) as uow:
+        row = await uow.character_by_id(character_id, lock=False)
+    return None if row is None else row.sheet
+
+
+def replay(events: list[Event]) -> Sheet | None:
+    """Rebuild a sheet from its log, re-applying every rule from its inputs, and check that
+    each event starts where the one before it ended (no gap, nothing lost)."""
+    from rules.models import GuildSettings
+
+    settings = GuildSettings()
+    by_id = {event.id: event for event in events}
+    sheet: Sheet | None = None
+    for event in events:
+        if event.before is None and event.after is None:
+            continue  # no change (a selection, a setting)
+        assert event.before == sheet, f"event {event.id} does not start where the last ended"
+        if event.command in ("character create", "character import"):
+            expected = event.after
+        elif event.command == "damage":
+            expected = damage(sheet, event.inputs["amount"], settings).after
+        elif event.command == "heal":
+            expected = heal(sheet, event.inputs["amount"], settings).after
+        elif event.command == "undo":
+            expected = by_id[event.inputs["event_id"]].before
+        else:
+            expected = event.after
+        assert event.after == expected, f"event {event.id} ({event.command}) does not replay"
+        sheet = event.after
+    return sheet

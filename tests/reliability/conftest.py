@@ -1,0 +1,136 @@
+"""Fixtures of the reliability suite: the bot driven by raw payloads (bot.offline), on SQLite
+and, when TEST_DATABASE_URL names a server, on PostgreSQL in a database of its own.
+
+The Harness class is the one of tests/discord (its speakers, setup helpers and the check of
+every captured body against Discord's OpenAPI description); only how it is built differs here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import os
+import random
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy.engine import make_url
+
+from bot.app import create_bot
+from bot.db.engine import READ_ONLY
+from bot.db.tables import metadata
+from bot.offline import OfflineDriver, Request
+from tests.discord.conftest import SPEC_PATH, Harness, SpecValidator
+
+PG_SERVER = os.environ.get("TEST_DATABASE_URL")
+SKIP_PG = "TEST_DATABASE_URL is not set: the PostgreSQL run of this test is skipped"
+
+BACKENDS = [
+    pytest.param("sqlite", id="sqlite"),
+    pytest.param("postgresql", id="postgresql", marks=pytest.mark.postgres),
+]
+
+
+@pytest.fixture(scope="session")
+def spec_validator() -> SpecValidator:
+    if not SPEC_PATH.exists():
+        pytest.skip(f"Discord's OpenAPI description is absent ({SPEC_PATH}): cannot validate")
+    import json
+
+    return SpecValidator(json.loads(SPEC_PATH.read_text(encoding="utf-8")))
+
+
+@contextlib.asynccontextmanager
+async def postgres_database(server_url: str) -> AsyncIterator[str]:
+    """A fresh database on the test server (the bot takes a URL, not a search_path), dropped
+    afterwards even when the test fails."""
+    import asyncpg
+
+    name = f"lastgasp_rel_{uuid.uuid4().hex[:12]}"
+    dsn = make_url(server_url).set(drivername="postgresql").render_as_string(hide_password=False)
+    admin = await asyncpg.connect(dsn)
+    try:
+        await admin.execute(f'CREATE DATABASE "{name}"')
+        try:
+            yield make_url(server_url).set(database=name).render_as_string(hide_password=False)
+        finally:
+            await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    finally:
+        await admin.close()
+
+
+@contextlib.asynccontextmanager
+async def database_url(backend: str, tmp_path: Path) -> AsyncIterator[str]:
+    if backend == "sqlite":
+        yield f"sqlite+aiosqlite:///{tmp_path / 'lastgasp.db'}"
+        return
+    if not PG_SERVER:
+        pytest.skip(SKIP_PG)
+    async with postgres_database(PG_SERVER) as url:
+        yield url
+
+
+@contextlib.asynccontextmanager
+async def started_harness(
+    url: str, validator: SpecValidator, rng: random.Random | None = None
+) -> AsyncIterator[Harness]:
+    bot = create_bot(url, rng=rng or random.Random(0))
+    driver = OfflineDriver(bot)
+    await driver.start()
+    try:
+        yield Harness(driver, validator)
+    finally:
+        await driver.close()
+
+
+@pytest.fixture
+async def harness(tmp_path: Path, spec_validator: SpecValidator) -> AsyncIterator[Harness]:
+    """A fresh bot on a fresh SQLite file (the same as tests/discord's, seeded rng)."""
+    url = f"sqlite+aiosqlite:///{tmp_path / 'lastgasp.db'}"
+    async with started_harness(url, spec_validator) as h:
+        yield h
+
+
+@pytest.fixture(params=BACKENDS)
+async def any_harness(
+    request: pytest.FixtureRequest, tmp_path: Path, spec_validator: SpecValidator
+) -> AsyncIterator[Harness]:
+    """The same, on SQLite and on PostgreSQL."""
+    async with (
+        database_url(request.param, tmp_path) as url,
+        started_harness(url, spec_validator) as h,
+    ):
+        yield h
+
+
+# --- the database, byte for byte ----------------------------------------------------------------
+
+
+async def snapshot(db: Any) -> dict[str, list[dict]]:
+    """Every row of every table as the driver returns it (JSON as stored text), in key order,
+    plus SQLite's autoincrement counters: equal snapshots mean an unchanged database."""
+    found: dict[str, list[dict]] = {}
+    async with db.engine.connect() as conn:
+        conn = await conn.execution_options(**{READ_ONLY: True})  # no write lock to read
+        ordered = {t.name: [c.name for c in t.primary_key.columns] for t in metadata.sorted_tables}
+        if conn.dialect.name == "sqlite":
+            ordered["sqlite_sequence"] = ["name"]
+        for name, key in ordered.items():
+            rows = await conn.exec_driver_sql(f"SELECT * FROM {name} ORDER BY {', '.join(key)}")
+            found[name] = [dict(row) for row in rows.mappings().all()]
+    return found
+
+
+def check_bodies(validator: SpecValidator, requests: list[Request]) -> None:
+    """Every captured body against Discord's OpenAPI description. discord.py numbers uploaded
+    attachments `"id": 0`, which Discord accepts and the description types as a string."""
+    for request in requests:
+        payload = copy.deepcopy(request.payload)
+        data = payload.get("data", payload) if isinstance(payload, dict) else None
+        if isinstance(data, dict):
+            for attachment in data.get("attachments") or []:
+                attachment["id"] = str(attachment["id"])
+        validator.check(Request(request.method, request.path, request.url, payload))

@@ -1,0 +1,296 @@
+"""Fuzzing: hypothesis writes INTERACTION_CREATE payloads for every command of the tree.
+
+Option values of the wrong type, out of range, huge and empty strings, markdown and mention
+syntax, unknown characters, missing required options, unknown options, subcommands and
+commands. For each payload: the interaction is answered, nothing escapes as an error (no
+"something went wrong", nothing logged at ERROR), every body the bot sends is one Discord
+accepts, and a refused command leaves the database unchanged, byte for byte.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytest
+from discord import AppCommandOptionType, app_commands
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+from bot.errors import SOMETHING_WENT_WRONG
+from bot.offline import Attachment, Member, Result, interaction_payload
+from tests.reliability.conftest import check_bodies, snapshot, started_harness
+
+# Names that exist in the fuzzed guilds, in several spellings (section 1: case-insensitive).
+NAMES = ("Roryn", "roryn", "RORYN", " Roryn ", "Bex", "Zoë", "Far Away")
+NASTY = (
+    "",
+    " ",
+    "@everyone",
+    "@here",
+    "<@1300000000000000001>",
+    "<@&4242>",
+    "<#1>",
+    "**Roryn**",
+    "_Bex_",
+    "`Roryn`",
+    "||Bex||",
+    "# Roryn",
+    "> quote",
+    "[x](https://example.com)",
+    "Roryn\nBex",
+    "\u200b",
+    "\u202eRoryn",
+    "💀",
+    "ﬀ",
+    "\x00",
+    "'; DROP TABLE characters; --",
+    "%s %d {name}",
+    "\\",
+    "C H M",
+    "C C C C C C C C C C C C C C C C C C C C C C C C C",
+    "1d20+3",
+    "1000d1000",
+    "1d0",
+    "d",
+    "-1",
+    "1e309",
+)
+WRONG = st.one_of(
+    st.text(max_size=12),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.booleans(),
+    st.lists(st.integers(), max_size=2),
+    st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+)
+BIG_INTS = (0, -1, 2**31, -(2**31) - 1, 2**53, -(2**53), 2**63 - 1, -(2**63), 2**64, 10**30)
+
+
+def texts(param: app_commands.Parameter) -> st.SearchStrategy[str]:
+    names = st.sampled_from(NAMES)
+    if param.display_name == "character":
+        return st.one_of(names, names, st.sampled_from(NASTY), st.text(max_size=40))
+    return st.one_of(
+        st.sampled_from(NASTY),
+        names,
+        st.text(max_size=40),
+        st.integers(1, 6000).map(lambda n: "x" * n),
+        st.sampled_from([c.value for c in param.choices]) if param.choices else names,
+    )
+
+
+def integers(param: app_commands.Parameter) -> st.SearchStrategy[int]:
+    low = int(param.min_value) if param.min_value is not None else -(2**53)
+    high = int(param.max_value) if param.max_value is not None else 2**53
+    return st.one_of(
+        st.integers(low, high),
+        st.sampled_from((*BIG_INTS, low - 1, high + 1, low, high)),
+    )
+
+
+def clean_value(draw: Any, param: app_commands.Parameter, members: list[Member]) -> Any:
+    """A value the Discord client would let through: declared choices and ranges."""
+    kind = param.type
+    if param.choices:
+        return draw(st.sampled_from([c.value for c in param.choices]))
+    if kind is AppCommandOptionType.integer:
+        low = int(param.min_value) if param.min_value is not None else 0
+        high = int(param.max_value) if param.max_value is not None else 30
+        return draw(st.integers(low, min(high, low + 12)))
+    if kind is AppCommandOptionType.string and param.display_name in ("character", "name"):
+        return draw(st.sampled_from(NAMES))
+    if kind is AppCommandOptionType.string:
+        return draw(st.sampled_from(["C H", "M", "1d20+3", "dodge", "Channel Casting", "MMHC"]))
+    return valid_value(draw, param, members)
+
+
+def valid_value(draw: Any, param: app_commands.Parameter, members: list[Member]) -> Any:
+    """A value of the declared type: anything, of any size."""
+    kind = param.type
+    if param.choices and draw(st.booleans()):
+        return draw(st.sampled_from([c.value for c in param.choices]))
+    if kind is AppCommandOptionType.string:
+        return draw(texts(param))
+    if kind is AppCommandOptionType.integer:
+        return draw(integers(param))
+    if kind is AppCommandOptionType.boolean:
+        return draw(st.booleans())
+    if kind is AppCommandOptionType.user:
+        return draw(st.sampled_from(members))
+    if kind is AppCommandOptionType.role:
+        return draw(st.sampled_from(["GM", "4242", "1"]))
+    if kind is AppCommandOptionType.attachment:
+        data = draw(
+            st.one_of(
+                st.binary(max_size=200),
+                st.sampled_from([b"{}", b"[]", b'{"name": "Imp"}', b"x" * 70_000]),
+                st.builds(lambda name: f'{{"name": "{name}", "vit": 5}}'.encode(), st.text()),
+            )
+        )
+        return Attachment(draw(st.sampled_from(["sheet.json", "a.txt", ""])) or "f", data)
+    return draw(st.text(max_size=20))
+
+
+@st.composite
+def payloads(
+    draw: Any,
+    harness: Any,
+    commands: list[app_commands.Command],
+    members: list[Member],
+    wrong_types: bool,
+) -> dict:
+    """One INTERACTION_CREATE of type 2 (or 4, autocomplete) with fuzzed options."""
+    driver = harness.driver
+    command = draw(st.sampled_from(commands))
+    member = draw(st.sampled_from(members))
+    clean = draw(st.booleans())  # half the payloads are ones a Discord client could send
+    options: list[dict] = []
+    resolved: dict[str, dict] = {}
+    focused = None
+    autocompleted = [p for p in command.parameters if p.autocomplete]
+    if autocompleted and draw(st.integers(0, 9)) == 0:
+        focused = draw(st.sampled_from(autocompleted)).display_name
+    for param in command.parameters:
+        required = param.required or param.display_name == focused
+        if not required and draw(st.integers(0, 1 if clean else 2)) == 0:
+            continue
+        if required and not clean and draw(st.integers(0, 15)) == 0:
+            continue  # a required option missing: Discord would not, a stale client might
+        name = param.display_name
+        if name == focused:
+            options.append({"name": name, "type": 3, "value": draw(texts(param)), "focused": True})
+            continue
+        if wrong_types and not clean and draw(st.integers(0, 3)) == 0:  # a value of another type
+            options.append({"name": name, "type": param.type.value, "value": draw(WRONG)})
+            continue
+        value = (clean_value if clean else valid_value)(draw, param, members)
+        options.append(driver._option(member, name, param.type, value, resolved, False))
+    if not clean and draw(st.integers(0, 7)) == 0:
+        options.append({"name": draw(st.text(max_size=8)), "type": 3, "value": "x"})
+    names = command.qualified_name.split()
+    if not clean and draw(st.integers(0, 12)) == 0:  # an unknown command or subcommand
+        names[-1] = draw(st.sampled_from(["frobnicate", "", "DAMAGE", "character", "x" * 40]))
+    for sub in reversed(names[1:]):
+        options = [{"name": sub, "type": 1, "options": options}]
+    data: dict[str, Any] = {
+        "id": str(driver._command_id(names[0])),
+        "name": names[0],
+        "type": 1,
+        "options": options,
+        "guild_id": str(member.guild.id),
+    }
+    if resolved:
+        data["resolved"] = resolved
+    return interaction_payload(member, 4 if focused else 2, data, driver.application_id)
+
+
+class ErrorLog(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+def is_refusal(result: Result) -> bool:
+    reply = result.reply
+    return reply.ephemeral and not (reply.embeds or reply.components or reply.files)
+
+
+async def check(harness: Any, payload: dict, errors: ErrorLog, loop_errors: list) -> None:
+    before = await snapshot(harness.db)
+    result = await harness.driver._feed(payload)
+    check_bodies(harness.validator, result.requests)
+    what = f"{payload['data']['name']} {payload['data'].get('options')!r:.300}"
+    if payload["type"] == 4:
+        assert result.choices is not None, f"autocomplete not answered: {what}"
+        return
+    assert result.messages, f"no answer to {what}"
+    assert result.reply.content != SOMETHING_WENT_WRONG, f"an error escaped: {what}"
+    assert not errors.records, f"logged at ERROR: {errors.records[0].getMessage()} ({what})"
+    assert not loop_errors, f"unhandled in the event loop: {loop_errors[0]} ({what})"
+    if is_refusal(result):
+        event("refused")
+        assert await snapshot(harness.db) == before, f"a refusal changed the database: {what}"
+    else:
+        event(f"done: {payload['data']['name']}")
+
+
+def fuzz_the_bot(tmp_path: Path, spec_validator: Any, *, wrong_types: bool, examples: int) -> None:
+    # Hypothesis drives a synchronous test; the bot lives on this loop for all the examples.
+    loop = asyncio.new_event_loop()
+    loop_errors: list = []
+    loop.set_exception_handler(lambda _loop, context: loop_errors.append(context.get("message")))
+    errors = ErrorLog()
+    logging.getLogger().addHandler(errors)
+    url = f"sqlite+aiosqlite:///{tmp_path / 'fuzz.db'}"
+    session = started_harness(url, spec_validator)
+    harness = loop.run_until_complete(session.__aenter__())
+    try:
+        loop.run_until_complete(_populate(harness))
+        commands = [
+            c for c in harness.bot.tree.walk_commands() if isinstance(c, app_commands.Command)
+        ]
+        # Weighted towards who may act, so that many fuzzed commands get through too.
+        h = harness
+        members = [h.owner, h.owner, h.player, h.gm, h.gm, h.gm, h.gm_role, h.outsider]
+
+        @settings(
+            max_examples=examples,
+            deadline=None,
+            derandomize=True,  # the same examples in CI every time
+            suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+            database=None,
+        )
+        @given(payload=payloads(harness, commands, members, wrong_types))
+        def fuzz(payload: dict) -> None:
+            errors.records.clear()
+            loop_errors.clear()
+            loop.run_until_complete(check(harness, payload, errors, loop_errors))
+
+        fuzz()
+    finally:
+        logging.getLogger().removeHandler(errors)
+        loop.run_until_complete(session.__aexit__(None, None, None))
+        loop.close()
+
+
+def test_every_fuzzed_interaction_is_answered_and_refusals_change_nothing(
+    tmp_path: Path, spec_validator: Any
+) -> None:
+    fuzz_the_bot(tmp_path, spec_validator, wrong_types=True, examples=1200)
+
+
+async def _populate(harness: Any) -> None:
+    await harness.add_character("Roryn")
+    await harness.add_character("Bex", owner=harness.player, vit=0)
+    await harness.add_character("Zoë", owner=harness.owner, vit=-1, anger=2)
+    await harness.add_character("Far Away", owner=harness.outsider)
+    await harness.start_combat(["Roryn"])
+
+
+@pytest.mark.parametrize("value", ["abc", "5", "", 1.5, True, None, [1], {"a": 1}, 2**64])
+async def test_a_wrongly_typed_amount_is_refused_and_changes_nothing(harness, caplog, value):
+    """The fuzzer's main finding class, pinned: whatever stands in an integer option."""
+    await harness.add_character("Roryn")
+    before = await snapshot(harness.db)
+    data = {
+        "id": "1",
+        "name": "damage",
+        "type": 1,
+        "options": [
+            {"name": "amount", "type": 4, "value": value},
+            {"name": "character", "type": 3, "value": "Roryn"},
+        ],
+        "guild_id": str(harness.guild.id),
+    }
+    payload = interaction_payload(harness.owner, 2, data, harness.driver.application_id)
+    with caplog.at_level(logging.ERROR):
+        result = await harness.driver._feed(payload)
+    assert is_refusal(result)
+    assert result.reply.content != SOMETHING_WENT_WRONG
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert await snapshot(harness.db) == before
