@@ -36,12 +36,16 @@ _INSERT = (
 )
 
 
-def targets(world: World, count: int, seed: int) -> list[tuple[int, str, int]]:
-    """(guild id, name key, user id) of `count` characters drawn uniformly."""
+def indexes(world: World, count: int, seed: int) -> list[int]:
+    """The `count` characters the baseline works on, drawn uniformly."""
     rng = random.Random(seed)
+    return [rng.randrange(world.characters) for _ in range(count)]
+
+
+def targets(world: World, count: int, seed: int) -> list[tuple[int, str, int]]:
+    """(guild id, name key, user id) of each character the baseline works on."""
     picked = []
-    for _ in range(count):
-        i = rng.randrange(world.characters)
+    for i in indexes(world, count, seed):
         g = world.guild_of(i)
         picked.append(
             (world.guild_id(g), name_key(world.name(i)), world.player_id(g, world.owner_of(i)))

@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from bench.stats import Figures, closed_loop
-from bench.world import PLAYERS, World
+from bench.world import DOWN_EVERY, PLAYERS, World
 from bot.app import create_bot
 from bot.errors import SOMETHING_WENT_WRONG
 from bot.offline import Member, Message, OfflineDriver, interaction_payload
@@ -35,6 +35,31 @@ MIX: tuple[tuple[str, int], ...] = (
 EMOTIONS = ("anger", "fear", "sadness", "guilt")
 ANSWER_TIMEOUT = 30.0
 _INVOKER = "CommandTree-invoker"
+
+
+def mix(world: World, count: int, seed: int) -> list[tuple[int, str, dict]]:
+    """`count` commands of the mix: (character index, command, options), each on a character
+    drawn uniformly; /recover on one of those that start Unconscious (World.down), by the GM
+    (outside combat only the GM calls for it, R-8), the others by the character's owner."""
+    rng = random.Random(seed)
+    names = [name for name, _ in MIX]
+    weights = [weight for _, weight in MIX]
+    down = math.ceil(world.characters / DOWN_EVERY)
+    planned = []
+    for command in rng.choices(names, weights, k=count):
+        if command == "recover":
+            i = DOWN_EVERY * rng.randrange(down)
+        else:
+            i = rng.randrange(world.characters)
+        options: dict[str, Any] = {"character": world.name(i)}
+        if command in ("damage", "heal", "push"):
+            options["amount"] = 1
+        elif command == "react":
+            options["what"] = "dodge"
+        elif command == "emotion":
+            options.update(emotion=rng.choice(EMOTIONS), stages=1)
+        planned.append((i, command, options))
+    return planned
 
 
 class BotLoad:
@@ -86,26 +111,12 @@ class BotLoad:
     # --- the load ------------------------------------------------------------------------------
 
     def plan(self, count: int, seed: int) -> list[tuple[Member, str, dict]]:
-        """`count` commands of the mix, each on a character drawn uniformly, by its owner
-        (/recover by the GM: outside combat only the GM calls for it, R-8)."""
-        rng = random.Random(seed)
-        names = [name for name, _ in MIX]
-        weights = [weight for _, weight in MIX]
-        world = self.world
-        down = math.ceil(world.characters / 4)
+        """`mix(...)` with its speakers: each character's owner, the GM for /recover."""
         planned = []
-        for command in rng.choices(names, weights, k=count):
-            # /recover goes to one of the characters that start Unconscious (World.down).
-            i = 4 * rng.randrange(down) if command == "recover" else rng.randrange(world.characters)
-            g = world.guild_of(i)
-            member = self._gms[g] if command == "recover" else self._players[g][world.owner_of(i)]
-            options: dict[str, Any] = {"character": world.name(i)}
-            if command in ("damage", "heal", "push"):
-                options["amount"] = 1
-            elif command == "react":
-                options["what"] = "dodge"
-            elif command == "emotion":
-                options.update(emotion=rng.choice(EMOTIONS), stages=1)
+        for i, command, options in mix(self.world, count, seed):
+            g = self.world.guild_of(i)
+            by_gm = command == "recover"
+            member = self._gms[g] if by_gm else self._players[g][self.world.owner_of(i)]
             planned.append((member, command, options))
         return planned
 

@@ -30,12 +30,13 @@ if str(ROOT) not in sys.path:  # `python bench/run.py` puts bench/, not the repo
 
 from bench import baseline  # noqa: E402
 from bench.breakdown import breakdown  # noqa: E402
-from bench.load import BotLoad  # noqa: E402
+from bench.load import BotLoad, mix  # noqa: E402
 from bench.stats import Figures  # noqa: E402
 from bench.world import (  # noqa: E402
     World,
     postgres_database,
     postgres_server,
+    restore,
     seed,
     sqlite_database,
 )
@@ -80,7 +81,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--characters", type=int, nargs="+", help="database sizes (default 1000 100000)"
     )
     parser.add_argument("--commands", type=int, help="commands per measured run")
-    parser.add_argument("--repeat", type=int, help="runs of each, the best kept (quick 1, full 3)")
+    parser.add_argument("--repeat", type=int, help="runs of each, the best kept (quick 2, full 3)")
     parser.add_argument(
         "--pool", type=int, default=10, help="asyncpg pool of the PostgreSQL baseline (10)"
     )
@@ -105,11 +106,11 @@ def make_plan(args: argparse.Namespace) -> Plan:
             guilds=args.guilds,
             concurrency=args.concurrency or [50],
             characters=args.characters or [1_000, 100_000],
-            commands=args.commands or 1_500,
+            commands=args.commands or 1_000,
             warmup=300,
             pool=args.pool,
-            scale_backends=["sqlite"],  # the 100,000-character seed is the slow part on PG
-            repeat=args.repeat or 1,
+            scale_backends=backends,
+            repeat=args.repeat or 2,
             breakdown=args.breakdown,
             profile=args.profile,
         )
@@ -146,6 +147,17 @@ async def seeded(url: str, world: World) -> None:
         await seed(db, world)
     finally:
         await db.close()
+
+
+async def restored(url: str, world: World, dirty: set[int]) -> None:
+    """The characters the last run changed, back as seeded: every run starts alike."""
+    if dirty:
+        db = await Database.connect(url)
+        try:
+            await restore(db, world, dirty)
+        finally:
+            await db.close()
+        dirty.clear()
 
 
 async def bot_run(
@@ -194,20 +206,29 @@ async def run(plan: Plan) -> Results:
                 await seeded(urls[n], World(plan.guilds, n))
             floors: dict[int, list[Figures]] = {c: [] for c in plan.concurrency}
             bots: dict[tuple[int, int], list[Figures]] = {}
+            dirty: dict[int, set[int]] = {n: set() for n in sizes}
             for _ in range(plan.repeat):
                 for c in plan.concurrency:
                     world = World(plan.guilds, sizes[0])
+                    await restored(urls[sizes[0]], world, dirty[sizes[0]])
                     floors[c].append(await baseline_run(urls[sizes[0]], world, plan, backend, c))
+                    dirty[sizes[0]].update(baseline.indexes(world, plan.commands, SEED + 2 + c))
                     print("  " + floors[c][-1].line(), flush=True)
                     for n in sizes:
+                        world = World(plan.guilds, n)
+                        await restored(urls[n], world, dirty[n])
                         use = profiler if backend == "sqlite" and n == sizes[0] else None
-                        figures = await bot_run(
-                            urls[n], World(plan.guilds, n), plan, backend, c, use
-                        )
+                        figures = await bot_run(urls[n], world, plan, backend, c, use)
+                        for count, seed_of in (
+                            (plan.warmup, SEED + 1),
+                            (plan.commands, SEED + 2 + c),
+                        ):
+                            dirty[n].update(i for i, _, _ in mix(world, count, seed_of))
                         bots.setdefault((n, c), []).append(figures)
                         print("  " + figures.line(), flush=True)
             if plan.breakdown and backend == "sqlite":
                 world = World(plan.guilds, sizes[0])
+                await restored(urls[sizes[0]], world, dirty[sizes[0]])
                 for line in await breakdown(urls[sizes[0]], world, 1_000, SEED):
                     print(line, flush=True)
             for c, runs in floors.items():
@@ -292,6 +313,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     plan = make_plan(args)
     logging.basicConfig(level=logging.WARNING)
+    logging.getLogger("discord.client").setLevel(logging.ERROR)  # no voice support: not news
     if "postgresql" in plan.backends and postgres_server() is None:
         plan.backends.remove("postgresql")
         print("PostgreSQL left out: set BENCH_DATABASE_URL or TEST_DATABASE_URL to a server.")

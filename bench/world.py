@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from sqlalchemy import bindparam, update
 from sqlalchemy.engine import make_url
 
 from bot.db import Database, name_key
@@ -127,6 +128,27 @@ async def seed(db: Database, world: World) -> None:
                 f"SELECT setval(pg_get_serial_sequence('characters', 'id'), {world.characters + 1})"
             )
             await conn.exec_driver_sql("ANALYZE")
+
+
+async def restore(db: Database, world: World, indexes: set[int]) -> None:
+    """Put these characters back as seeded, so that every run starts from the same state
+    (a long load would otherwise drain Stamina and make later runs cheaper refusals)."""
+    template = _sheet_template()
+    stmt = (
+        update(characters)
+        .where(characters.c.id == bindparam("row_id"))
+        .values(sheet=bindparam("fresh"), version=1)
+    )
+    rows = []
+    for i in sorted(indexes):
+        g = world.guild_of(i)
+        owner = world.player_id(g, world.owner_of(i))
+        vit = 0 if world.down(i) else template["vit"]
+        sheet = {**template, "name": world.name(i), "owner_id": owner, "vit": vit}
+        rows.append({"row_id": i + 1, "fresh": sheet})
+    async with db.engine.begin() as conn:
+        for start in range(0, len(rows), CHUNK):
+            await conn.execute(stmt, rows[start : start + CHUNK])
 
 
 # --- where the databases live ------------------------------------------------------------------

@@ -11,8 +11,6 @@ import discord
 
 from bot.config import Settings
 
-log = logging.getLogger("lastgasp")
-
 NO_TOKEN = "DISCORD_TOKEN is not set: set it in the environment or in a .env file"
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import discord
 
 from bot.render.common import chance, escape, fit, percent, state_colour, vit
@@ -16,8 +18,21 @@ ROLL_NAMES = {
 }
 
 
+RARE = Fraction(1, 10_000)  # below 0.01%: listed together, so that big rolls stay readable
+
+
 def _outcome_lines(outcomes: tuple[RecoveryOutcome, ...]) -> str:
-    return "\n".join(f"{chance(o.probability)}: {o.label}" for o in outcomes)
+    rare = [o for o in outcomes if o.probability < RARE]
+    lines = []
+    for o in outcomes:
+        if len(rare) > 1 and o in rare:
+            if o is rare[0]:
+                total = sum((r.probability for r in rare), Fraction(0))
+                span = f"{rare[0].label} … {rare[-1].label}"
+                lines.append(f"{percent(total)}: {len(rare)} rare results, {span}")
+            continue
+        lines.append(f"{chance(o.probability)}: {o.label}")
+    return "\n".join(lines)
 
 
 def odds_embed(odds: Odds) -> discord.Embed:

@@ -58,3 +58,47 @@ def test_settings_read_a_dotenv_file(monkeypatch, tmp_path):
     (tmp_path / ".env").write_text("DISCORD_TOKEN=abc\nDATABASE_URL=sqlite+aiosqlite:///x.db\n")
     settings = Settings()
     assert (settings.discord_token, settings.database_url) == ("abc", "sqlite+aiosqlite:///x.db")
+
+
+@pytest.mark.parametrize(
+    ("guild_id", "path", "said"),
+    [
+        (None, "/applications/{application_id}/commands", "globally"),
+        (123, "/applications/{application_id}/guilds/{guild_id}/commands", "to server 123"),
+    ],
+)
+async def test_sync_registers_the_tree(
+    tmp_path, monkeypatch, capsys, spec_validator, guild_id, path, said
+):
+    """`python -m bot sync [--guild ID]`, with login replaced by the offline driver."""
+    import bot.app
+    from bot import cli
+
+    drivers: list[OfflineDriver] = []
+    real_create_bot = bot.app.create_bot
+
+    def offline_bot(database_url, rng=None):
+        made = real_create_bot(database_url, rng)
+        driver = OfflineDriver(made)
+        drivers.append(driver)
+
+        async def login(token):
+            assert token == "t0ken"
+            await driver.start()
+
+        made.login = login
+        return made
+
+    monkeypatch.setattr(bot.app, "create_bot", offline_bot)
+    settings = Settings(
+        discord_token="t0ken", database_url=f"sqlite+aiosqlite:///{tmp_path / 's.db'}"
+    )
+    try:
+        assert await cli.sync(settings, guild_id) == 0
+    finally:
+        await drivers[0].close()  # the bot is closed already; this undoes the HTTP patch
+    [request] = [r for r in drivers[0].requests if r.method == "PUT"]
+    assert request.path == path
+    spec_validator.check(request)
+    assert {c["name"] for c in request.payload} >= {"damage", "odds", "breakdown"}
+    assert said in capsys.readouterr().out

@@ -126,3 +126,11 @@ def test_migrate_brings_the_database_to_head(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "is up to date" in done.stdout
     assert (tmp_path / "console.db").exists()
+
+
+def test_a_button_is_pressed_with_click(tmp_path):
+    script = ":as gm\n/character create name:Big\n/character delete character:Big\n:click confirm\n"
+    done = bot(tmp_path, "console", stdin=script)
+    assert done.returncode == 0, done.stderr
+    after = done.stdout.split("> :click confirm\n", 1)[1]
+    assert after.startswith("[ephemeral update]\n  Deleted **Big**.")

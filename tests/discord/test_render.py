@@ -91,3 +91,28 @@ def test_chances_are_exact_where_short():
     assert chance(Fraction(1, 6**10)) == "<0.01%"
     assert percent(1 - Fraction(1, 10**6)) == ">99.99%"
     assert percent(Fraction(0)) == "0%" and percent(Fraction(1)) == "100%"
+
+
+def test_rare_odds_are_listed_together():
+    from bot.render.odds import _outcome_lines
+    from rules.odds import RecoveryOutcome
+
+    def outcome(p, vit):
+        return RecoveryOutcome(label=f"wake at VIT {vit}", probability=p, vit=vit, state=State.UP)
+
+    lines = _outcome_lines(
+        (
+            outcome(Fraction(1, 2), 1),
+            outcome(Fraction(1, 10**6), 2),
+            outcome(Fraction(1, 4) - Fraction(3, 10**6), 3),
+            outcome(Fraction(1, 10**6), 4),
+            outcome(Fraction(1, 10**6), 5),
+            outcome(Fraction(1, 4), 6),
+        )
+    ).splitlines()
+    assert lines == [
+        "1/2 (50.00%): wake at VIT 1",
+        "<0.01%: 3 rare results, wake at VIT 2 … wake at VIT 5",
+        "25.00%: wake at VIT 3",
+        "1/4 (25.00%): wake at VIT 6",
+    ]

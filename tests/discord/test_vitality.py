@@ -204,7 +204,7 @@ async def test_the_last_gasp_is_public_and_can_kill_R_5(harness):
     assert (await harness.sheet("Roryn")).dead
 
 
-async def test_faces_rolled_by_hand_D_5(harness):
+async def test_faces_rolled_by_hand_wake_the_unconscious_D_5_R_2_V_2(harness):
     await harness.add_character("Roryn", vit=0)
     result = await harness.run(harness.gm, "recover", character="Roryn", faces="C H")
     assert result.embed["description"].startswith("**VIT 0 → 1 · Unconscious → Up**")
@@ -309,3 +309,31 @@ async def test_the_owner_reports_a_failed_check_F_1(harness):
     assert result.embed["description"] == (
         "No change.\n\nThe Medicine check fails: Roryn gets no advantage."
     )
+
+
+async def test_recovery_dice_are_not_spent_R_7(harness):
+    """Two rolls without a Crit: the second rolls as many dice as the first; nothing is kept."""
+    await harness.add_character("Roryn", vit=0, res=3)
+    await harness.start_combat(["Roryn"])
+    harness.script("MHMHMM")
+    first = await harness.run(harness.owner, "recover", character="Roryn")
+    await harness.update("Roryn", recovered_this_round=False)  # the next round (C-1)
+    second = await harness.run(harness.owner, "recover", character="Roryn")
+    assert first.embed["fields"][0]["value"] == "○ M  ● H  ○ M\n1 Hit · 2 Misses"
+    assert second.embed["fields"][0]["value"] == "● H  ○ M  ○ M\n1 Hit · 2 Misses"
+    sheet = await harness.sheet("Roryn")
+    assert (sheet.vit, sheet.res, sheet.recovery_dice) == (0, 3, 3)
+
+
+async def test_the_heaviest_answers_come_well_within_discords_3_seconds(harness):
+    """No command defers: the biggest roll and the biggest odds table answer directly."""
+    import time
+
+    await harness.add_character("Roryn", max_vit=999, vit=0, res=20)
+    harness.script("M" * 20)
+    for command in ("odds", "recover"):
+        started = time.perf_counter()
+        result = await harness.run(harness.gm, command, character="Roryn")
+        assert time.perf_counter() - started < 1.5, command
+        assert result.requests[0].payload["type"] == 4  # answered in the first response
+        assert len(result.embed["fields"]) <= 25

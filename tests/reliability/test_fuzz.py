@@ -10,6 +10,7 @@ accepts, and a refused command leaves the database unchanged, byte for byte.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,15 @@ from hypothesis import strategies as st
 
 from bot.errors import SOMETHING_WENT_WRONG
 from bot.offline import Attachment, Member, Result, interaction_payload
-from tests.reliability.conftest import check_bodies, snapshot, started_harness
+from tests.discord.conftest import assert_no_pings
+from tests.reliability.conftest import (
+    PG_SERVER,
+    SKIP_PG,
+    check_bodies,
+    database_url,
+    snapshot,
+    started_harness,
+)
 
 # Names that exist in the fuzzed guilds, in several spellings (section 1: case-insensitive).
 NAMES = ("Roryn", "roryn", "RORYN", " Roryn ", "Bex", "Zoë", "Far Away")
@@ -139,7 +148,6 @@ def payloads(
     harness: Any,
     commands: list[app_commands.Command],
     members: list[Member],
-    wrong_types: bool,
 ) -> dict:
     """One INTERACTION_CREATE of type 2 (or 4, autocomplete) with fuzzed options."""
     driver = harness.driver
@@ -162,7 +170,7 @@ def payloads(
         if name == focused:
             options.append({"name": name, "type": 3, "value": draw(texts(param)), "focused": True})
             continue
-        if wrong_types and not clean and draw(st.integers(0, 3)) == 0:  # a value of another type
+        if not clean and draw(st.integers(0, 3)) == 0:  # a value of another type
             options.append({"name": name, "type": param.type.value, "value": draw(WRONG)})
             continue
         value = (clean_value if clean else valid_value)(draw, param, members)
@@ -205,13 +213,16 @@ async def check(harness: Any, payload: dict, errors: ErrorLog, loop_errors: list
     result = await harness.driver._feed(payload)
     check_bodies(harness.validator, result.requests)
     what = f"{payload['data']['name']} {payload['data'].get('options')!r:.300}"
+    assert not errors.records, f"logged at ERROR: {errors.records[0].getMessage()} ({what})"
+    assert not loop_errors, f"unhandled in the event loop: {loop_errors[0]} ({what})"
+    for request in result.requests:
+        assert_no_pings(request)  # names with mention syntax never ping (COMMANDS.md)
     if payload["type"] == 4:
         assert result.choices is not None, f"autocomplete not answered: {what}"
+        assert await snapshot(harness.db) == before, f"autocomplete changed the database: {what}"
         return
     assert result.messages, f"no answer to {what}"
     assert result.reply.content != SOMETHING_WENT_WRONG, f"an error escaped: {what}"
-    assert not errors.records, f"logged at ERROR: {errors.records[0].getMessage()} ({what})"
-    assert not loop_errors, f"unhandled in the event loop: {loop_errors[0]} ({what})"
     if is_refusal(result):
         event("refused")
         assert await snapshot(harness.db) == before, f"a refusal changed the database: {what}"
@@ -219,23 +230,23 @@ async def check(harness: Any, payload: dict, errors: ErrorLog, loop_errors: list
         event(f"done: {payload['data']['name']}")
 
 
-def fuzz_the_bot(tmp_path: Path, spec_validator: Any, *, wrong_types: bool, examples: int) -> None:
-    # Hypothesis drives a synchronous test; the bot lives on this loop for all the examples.
+def fuzz_the_bot(
+    url: contextlib.AbstractAsyncContextManager, validator: Any, examples: int
+) -> None:
+    """Hypothesis drives a synchronous test: the bot lives on this loop for all the examples,
+    on the database `url` opens."""
     loop = asyncio.new_event_loop()
     loop_errors: list = []
     loop.set_exception_handler(lambda _loop, context: loop_errors.append(context.get("message")))
     errors = ErrorLog()
     logging.getLogger().addHandler(errors)
-    url = f"sqlite+aiosqlite:///{tmp_path / 'fuzz.db'}"
-    session = started_harness(url, spec_validator)
-    harness = loop.run_until_complete(session.__aenter__())
+    stack = contextlib.AsyncExitStack()
     try:
-        loop.run_until_complete(_populate(harness))
-        commands = [
-            c for c in harness.bot.tree.walk_commands() if isinstance(c, app_commands.Command)
-        ]
+        database = loop.run_until_complete(stack.enter_async_context(url))
+        h = loop.run_until_complete(stack.enter_async_context(started_harness(database, validator)))
+        loop.run_until_complete(_populate(h))
+        commands = [c for c in h.bot.tree.walk_commands() if isinstance(c, app_commands.Command)]
         # Weighted towards who may act, so that many fuzzed commands get through too.
-        h = harness
         members = [h.owner, h.owner, h.player, h.gm, h.gm, h.gm, h.gm_role, h.outsider]
 
         @settings(
@@ -245,23 +256,32 @@ def fuzz_the_bot(tmp_path: Path, spec_validator: Any, *, wrong_types: bool, exam
             suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
             database=None,
         )
-        @given(payload=payloads(harness, commands, members, wrong_types))
+        @given(payload=payloads(h, commands, members))
         def fuzz(payload: dict) -> None:
             errors.records.clear()
             loop_errors.clear()
-            loop.run_until_complete(check(harness, payload, errors, loop_errors))
+            loop.run_until_complete(check(h, payload, errors, loop_errors))
 
         fuzz()
     finally:
         logging.getLogger().removeHandler(errors)
-        loop.run_until_complete(session.__aexit__(None, None, None))
+        loop.run_until_complete(stack.aclose())
         loop.close()
 
 
+@pytest.mark.parametrize(
+    ("backend", "examples"),
+    [
+        pytest.param("sqlite", 1200, id="sqlite"),
+        pytest.param("postgresql", 600, id="postgresql", marks=pytest.mark.postgres),
+    ],
+)
 def test_every_fuzzed_interaction_is_answered_and_refusals_change_nothing(
-    tmp_path: Path, spec_validator: Any
+    tmp_path: Path, spec_validator: Any, backend: str, examples: int
 ) -> None:
-    fuzz_the_bot(tmp_path, spec_validator, wrong_types=True, examples=1200)
+    if backend == "postgresql" and not PG_SERVER:
+        pytest.skip(SKIP_PG)
+    fuzz_the_bot(database_url(backend, tmp_path), spec_validator, examples)
 
 
 async def _populate(harness: Any) -> None:

@@ -17,12 +17,12 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from rules import emotions, stamina, table, vitality
+from rules import emotions, sheet_ops, stamina, table, vitality
 from rules.dice import ScriptedRandom
 from rules.models import GuildSettings, RestKind, Sheet
 from rules.outcome import NarateerRoll, Outcome
 
-CHARACTERS = ("Roryn", "Bex", "Cato", "Dara")
+CHARACTERS = ("Roryn", "Bex", "Cato", "Dara", "Eno", "Fay")
 COMMANDS = 1000
 IN_FLIGHT = 25
 SEED = 1129
@@ -33,8 +33,9 @@ def plan(rng: random.Random) -> tuple[str, dict[str, Any]]:
     call every one of them, R-8)."""
     name = rng.choice(CHARACTERS)
     command = rng.choice(
-        ["damage", "damage", "heal", "recover", "recover", "aid", "react", "push", "spend",
-         "emotion", "emotion", "relief", "turn", "rest"]
+        ["damage", "damage", "heal", "heal", "recover", "recover", "aid", "react", "push",
+         "spend", "emotion", "emotion", "relief", "turn", "rest", "rest", "character revive",
+         "quest complete"]
     )  # fmt: skip
     options: dict[str, Any] = {"character": name}
     if command == "damage":
@@ -85,13 +86,15 @@ REPLAY: dict[str, Replay] = {
     "relief": lambda s, i, g, r: emotions.relief(s, i["method"], i.get("emotion")),
     "turn": lambda s, i, g, r: table.start_turn(s, g),
     "rest": lambda s, i, g, r: stamina.rest(s, RestKind(i["kind"])),
+    "character revive": lambda s, i, g, r: sheet_ops.revive(s),
+    "quest complete": lambda s, i, g, r: emotions.complete_quest(s),
 }
 
 
 async def test_concurrent_load_equals_the_sequential_replay_of_the_log(any_harness: Any) -> None:
     h = any_harness
     h.bot.rng = random.Random(SEED)  # the bot's dice; the log keeps every face
-    owners = [h.owner, h.player, h.owner, h.player]
+    owners = [h.owner, h.player] * 3
     created = {
         name: await h.add_character(name, owner=owner, res=3)
         for name, owner in zip(CHARACTERS, owners, strict=True)
@@ -99,16 +102,19 @@ async def test_concurrent_load_equals_the_sequential_replay_of_the_log(any_harne
     rng = random.Random(SEED)
     planned = [plan(rng) for _ in range(COMMANDS)]
     in_flight = asyncio.Semaphore(IN_FLIGHT)
+    refusals: dict[str, int] = {}
 
     async def one(command: str, options: dict[str, Any]) -> bool:
         async with in_flight:
             result = await h.driver.invoke(h.gm, command, **options)
         reply = result.reply
         assert "Something went wrong" not in reply.content, (command, options, reply.content)
+        if not reply.embeds:
+            refusals[command] = refusals.get(command, 0) + 1
         return bool(reply.embeds)  # a result, not a refusal
 
     went_through = sum(await asyncio.gather(*(one(c, o) for c, o in planned)))
-    assert went_through > COMMANDS // 3, "the load was mostly refused: it tests little"
+    assert went_through > COMMANDS // 2, f"the load was mostly refused: {refusals}"
 
     settings = GuildSettings()
     logged = 0
