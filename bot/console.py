@@ -12,6 +12,7 @@ so a script piped in produces a transcript.
 from __future__ import annotations
 
 import random
+import re
 import shlex
 import sys
 import zlib
@@ -28,6 +29,7 @@ OTHER_GUILD_ID = 900_000_000_000_000_002
 GM_ROLE_ID = 900_000_000_000_000_010
 CONSOLE_CHANNEL_ID = 900_000_000_000_000_100
 GM_USER_ID = 900_000_000_000_001_000
+USER_MENTION = re.compile(r"<@!?(\d+)>")
 
 HELP = """\
 Type a slash command with its options as name:value; quote values with spaces:
@@ -63,23 +65,39 @@ class Console:
             channel_id=CONSOLE_CHANNEL_ID,
         )
         self.other_guild = driver.add_guild(OTHER_GUILD_ID, name="Another server")
-        self.speaker = self._gm()
+        self.names: dict[int, str] = {}  # user id -> name, of the personas met this session
         self.players: dict[str, Member] = {}
+        self.speaker = self._gm()
         self.last: Result | None = None
 
+    def _persona(self, member: Member) -> Member:
+        self.names[member.user_id] = member.name
+        return member
+
     def _gm(self) -> Member:
-        return self.driver.member(self.guild, "GM", user_id=GM_USER_ID, manage_guild=True)
+        return self._persona(
+            self.driver.member(self.guild, "GM", user_id=GM_USER_ID, manage_guild=True)
+        )
 
     def player(self, name: str) -> Member:
         key = name.strip().lstrip("@").lower()
         if key not in self.players:
-            self.players[key] = self.driver.member(
-                self.guild, name.strip().lstrip("@"), user_id=user_id_of(key)
+            self.players[key] = self._persona(
+                self.driver.member(self.guild, name.strip().lstrip("@"), user_id=user_id_of(key))
             )
         return self.players[key]
 
     def print(self, text: str = "") -> None:
         print(text, file=self.out, flush=True)
+
+    def show(self, result: Result) -> None:
+        """Discord shows a user mention as @name; the console does so for its own personas."""
+
+        def named(mention: re.Match[str]) -> str:
+            name = self.names.get(int(mention[1]))
+            return mention[0] if name is None else f"@{name}"
+
+        self.print(USER_MENTION.sub(named, result.text()))
 
     async def handle(self, line: str) -> bool:
         """One input line; False when the session ends."""
@@ -125,8 +143,8 @@ class Console:
         elif who == "player" and len(args) > 1:
             self.speaker = self.player(" ".join(args[1:]))
         elif who == "outsider":
-            self.speaker = self.driver.member(
-                self.other_guild, "Outsider", user_id=user_id_of("outsider")
+            self.speaker = self._persona(
+                self.driver.member(self.other_guild, "Outsider", user_id=user_id_of("outsider"))
             )
         else:
             self.print("error: use :as gm, :as player NAME or :as outsider")
@@ -173,15 +191,14 @@ class Console:
     async def _slash(self, line: str) -> None:
         command, options = self._parse(line)
         self.last = await self.driver.invoke(self.speaker, command, **options)
-        self.print(self.last.text())
+        self.show(self.last)
 
     async def _complete(self, text: str) -> None:
         command, options = self._parse(text)
         if not options:
             raise ValueError("type the option to complete, e.g. :complete /damage character:Ro")
         focused = list(options)[-1]
-        result = await self.driver.autocomplete(self.speaker, command, focused, **options)
-        self.print(result.text())
+        self.show(await self.driver.autocomplete(self.speaker, command, focused, **options))
 
     async def _click(self, wanted: str) -> None:
         messages = self.last.messages if self.last else []
@@ -191,7 +208,7 @@ class Console:
             return
         message, custom_id = found[0]
         self.last = await self.driver.click(self.speaker, message, custom_id)
-        self.print(self.last.text())
+        self.show(self.last)
 
     def _list_commands(self) -> None:
         tree = self.driver.bot.tree

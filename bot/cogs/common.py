@@ -1,22 +1,31 @@
-"""What every cog needs: who is calling, how to reply (never pinging), character autocomplete."""
+"""What every cog needs: who is calling, its options re-checked, how to reply (never pinging),
+character autocomplete."""
 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any
 
 import discord
-from discord import app_commands
+from discord import AppCommandOptionType, app_commands
 
-from bot.errors import NOT_IN_A_SERVER
+from bot.errors import MAX_SAFE_INTEGER, NOT_IN_A_SERVER
 from bot.render.common import CHOICE_NAME_LIMIT, CHOICES_LIMIT, truncate
 from bot.render.outcome import outcome_embed
 from bot.services.context import Caller
-from rules.models import State
+from rules.models import MAX_NAME, State
 from rules.outcome import Outcome, RuleError
 
 NO_PINGS = discord.AllowedMentions.none()
+MAX_STRING = 6000  # Discord's longest string option
+
+# `character` holds a name: declared with a name's length, so that no refusal can quote more.
+CharacterName = app_commands.Range[str, 1, MAX_NAME]
+# How the options naming a character are described (the play commands word it their own way).
+CHARACTER = "A character of this server (type to search)"
+CHARACTER_OR_ACTIVE = f"{CHARACTER} (default: your active character)"
+PLAY_CHARACTER = "The character's name (default: your active character)"
 
 
 def caller_of(interaction: discord.Interaction) -> Caller:
@@ -33,22 +42,46 @@ def caller_of(interaction: discord.Interaction) -> Caller:
     )
 
 
-def check_range(value: int | None, low: int, high: int, option: str) -> None:
-    """Discord's client enforces declared ranges, but discord.py does not re-check them."""
-    if value is not None and not low <= value <= high:
+def check_declared(interaction: discord.Interaction) -> None:
+    """Discord's client enforces the ranges, lengths and choices each option declares, but
+    discord.py does not check them again: check them here, from that same declaration.
+    Every command with such options calls this first, before it reads them."""
+    command = interaction.command
+    if not isinstance(command, app_commands.Command):
+        return
+    for param in command.parameters:
+        name = param.display_name
+        value = getattr(interaction.namespace, name, None)
+        if value is None:
+            continue
+        if param.choices:
+            _check_choice(value, [choice.value for choice in param.choices], name)
+        if param.type is AppCommandOptionType.string:
+            _check_length(value, param.min_value, param.max_value, name)
+        elif param.type is AppCommandOptionType.integer:
+            _check_range(value, param.min_value, param.max_value, name)
+
+
+def _check_choice(value: object, allowed: Sequence[Any], option: str) -> None:
+    if value not in allowed:
+        raise RuleError(f"`{option}` must be one of {', '.join(map(str, allowed))}.")
+
+
+def _check_length(value: str, low: float | None, high: float | None, option: str) -> None:
+    high = int(high or MAX_STRING)
+    if len(value) > high:
+        raise RuleError(f"`{option}` takes at most {high} characters. Shorten it and retry.")
+    if low and len(value) < low:
+        raise RuleError(f"`{option}` takes at least {low} characters.")
+
+
+def _check_range(value: int, low: float | None, high: float | None, option: str) -> None:
+    low = -MAX_SAFE_INTEGER if low is None else int(low)
+    high = MAX_SAFE_INTEGER if high is None else int(high)
+    if not low <= value <= high:
         raise RuleError(
             f"`{option}` must be between {low} and {high}. Enter a value in that range."
         )
-
-
-def check_length(value: str | None, high: int, option: str) -> None:
-    if value is not None and len(value) > high:
-        raise RuleError(f"`{option}` takes at most {high} characters. Shorten it and retry.")
-
-
-def check_choice(value: str | None, allowed: Sequence[str], option: str) -> None:
-    if value is not None and value not in allowed:
-        raise RuleError(f"`{option}` must be one of {', '.join(allowed)}.")
 
 
 async def reply(
@@ -66,6 +99,25 @@ async def reply(
         await interaction.followup.send(**kwargs)
     else:
         await interaction.response.send_message(**kwargs)
+
+
+async def send_outcome(interaction: discord.Interaction, outcome: Outcome) -> None:
+    """A result is public; the Last Gasp always is (R-5)."""
+    last_gasp = outcome.before.state is State.DYING and outcome.action == "recover"
+    await reply(
+        interaction, embeds=[outcome_embed(outcome)], ephemeral=not (outcome.public or last_gasp)
+    )
+
+
+async def run_play(
+    interaction: discord.Interaction,
+    use_case: Callable[..., Awaitable[Outcome]],
+    **options: Any,
+) -> None:
+    """A play command once its options are checked: the use case as the caller, its outcome
+    shown."""
+    db, rng = services(interaction)
+    await send_outcome(interaction, await use_case(db, caller_of(interaction), rng, **options))
 
 
 async def character_autocomplete(
@@ -87,14 +139,6 @@ async def character_autocomplete(
             app_commands.Choice(name=truncate(label, CHOICE_NAME_LIMIT), value=sheet.name)
         )
     return choices
-
-
-async def send_outcome(interaction: discord.Interaction, outcome: Outcome) -> None:
-    """A result is public; the Last Gasp always is (R-5)."""
-    last_gasp = outcome.before.state is State.DYING and outcome.action == "recover"
-    await reply(
-        interaction, embeds=[outcome_embed(outcome)], ephemeral=not (outcome.public or last_gasp)
-    )
 
 
 def choices_of(values: Iterable[str]) -> list[app_commands.Choice[str]]:

@@ -7,13 +7,11 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs.common import (
-    caller_of,
+    PLAY_CHARACTER,
     character_autocomplete,
-    check_choice,
-    check_range,
+    check_declared,
     choices_of,
-    send_outcome,
-    services,
+    run_play,
 )
 from bot.services import play
 from rules.models import Emotion, ReliefMethod
@@ -22,14 +20,15 @@ MAX_STAGES = 20  # E-1 (COMMANDS.md)
 MAX_PRESSURE = 20  # E-8
 EMOTIONS = [e.value for e in Emotion]
 METHODS = [m.value for m in ReliefMethod]
-CHARACTER = "The character's name (default: your active character)"
 
 
 class Emotions(commands.Cog):
     @app_commands.command(name="emotion", description="Raise an emotion by some stages (E-1, E-2)")
     @app_commands.guild_only()
     @app_commands.describe(
-        emotion="The emotion that rises", stages="How many stages, 1 to 20", character=CHARACTER
+        emotion="The emotion that rises",
+        stages="How many stages, 1 to 20",
+        character=PLAY_CHARACTER,
     )
     @app_commands.choices(emotion=choices_of(EMOTIONS))
     @app_commands.autocomplete(character=character_autocomplete)
@@ -40,18 +39,10 @@ class Emotions(commands.Cog):
         stages: app_commands.Range[int, 1, MAX_STAGES] = 1,
         character: str | None = None,
     ) -> None:
-        check_choice(emotion, EMOTIONS, "emotion")
-        check_range(stages, 1, MAX_STAGES, "stages")
-        db, rng = services(interaction)
-        outcome = await play.emotion(
-            db,
-            caller_of(interaction),
-            rng,
-            emotion=Emotion(emotion),
-            stages=stages,
-            character=character,
+        check_declared(interaction)
+        await run_play(
+            interaction, play.emotion, emotion=Emotion(emotion), stages=stages, character=character
         )
-        await send_outcome(interaction, outcome)
 
     @app_commands.command(
         name="relief", description="Daily relief, or address the emotion of a Breakdown (E-3..E-5)"
@@ -60,7 +51,7 @@ class Emotions(commands.Cog):
     @app_commands.describe(
         method="drive: a Drive Action success · reward: a restorative event · address: act on it",
         emotion="With address: which emotion, when several are tied",
-        character=CHARACTER,
+        character=PLAY_CHARACTER,
     )
     @app_commands.choices(method=choices_of(METHODS), emotion=choices_of(EMOTIONS))
     @app_commands.autocomplete(character=character_autocomplete)
@@ -71,18 +62,14 @@ class Emotions(commands.Cog):
         emotion: str | None = None,
         character: str | None = None,
     ) -> None:
-        check_choice(method, METHODS, "method")
-        check_choice(emotion, EMOTIONS, "emotion")
-        db, rng = services(interaction)
-        outcome = await play.relief(
-            db,
-            caller_of(interaction),
-            rng,
+        check_declared(interaction)
+        await run_play(
+            interaction,
+            play.relief,
             method=ReliefMethod(method),
             emotion=Emotion(emotion) if emotion else None,
             character=character,
         )
-        await send_outcome(interaction, outcome)
 
     @app_commands.command(
         name="breakdown", description="GM: a situational breakdown, a Reaction Roll (E-8, E-9)"
@@ -105,19 +92,15 @@ class Emotions(commands.Cog):
         pressure: app_commands.Range[int, 1, MAX_PRESSURE],
         roll: int | None = None,
     ) -> None:
-        check_choice(emotion, EMOTIONS, "emotion")
-        check_range(pressure, 1, MAX_PRESSURE, "pressure")
-        db, rng = services(interaction)
-        outcome = await play.breakdown(
-            db,
-            caller_of(interaction),
-            rng,
+        check_declared(interaction)
+        await run_play(
+            interaction,
+            play.breakdown,
             character=character,
             emotion=Emotion(emotion),
             pressure=pressure,
             roll=roll,
         )
-        await send_outcome(interaction, outcome)
 
 
 async def setup(bot: commands.Bot) -> None:

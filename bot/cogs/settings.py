@@ -13,8 +13,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs.common import caller_of, reply
-from bot.cogs.sheet import check_declared
+from bot.cogs.common import caller_of, check_declared, reply
 from bot.render.table import settings_changed, settings_embed
 from bot.services import settings as service
 

@@ -23,17 +23,18 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs.common import (
+    CHARACTER,
+    CHARACTER_OR_ACTIVE,
     NO_PINGS,
+    CharacterName,
     caller_of,
     character_autocomplete,
-    check_choice,
-    check_length,
-    check_range,
+    check_declared,
     reply,
+    send_outcome,
 )
 from bot.errors import SOMETHING_WENT_WRONG, refusal_text, send_ephemeral
 from bot.render.common import escape
-from bot.render.outcome import outcome_embed
 from bot.render.sheet import sheet_embed
 from bot.render.table import character_list, sheet_notice
 from bot.services import sheet as service
@@ -45,12 +46,9 @@ log = logging.getLogger("lastgasp.cogs.sheet")
 Con = Literal["d6", "d8", "d10", "d12"]
 Ability = app_commands.Range[int, -10, 20]
 Name = app_commands.Range[str, 1, MAX_NAME]
-# `character` holds a name: declared with a name's length, so that no refusal can quote more.
-CharacterName = app_commands.Range[str, 1, MAX_NAME]
 CONFIRM_SECONDS = 60.0
 DOWNLOAD_SECONDS = 2.0  # inside Discord's 3-second window
 
-CHARACTER = "A character of this server (type to search)"
 DESCRIBE_SHEET = {
     "max_vit": "Maximum Vitality, 1–999 (default 10)",
     "res": "Resilience, 0–20 (default 2)",
@@ -60,29 +58,6 @@ DESCRIBE_SHEET = {
     "insight": "Insight, −10–20 (default 0)",
     "threshold": "Emotion threshold, 1–20 (default: the server's)",
 }
-
-
-def check_declared(interaction: discord.Interaction) -> None:
-    """Discord's client enforces the ranges, lengths and choices each option declares, but
-    discord.py does not check them again: check them here, from that same declaration."""
-    command = interaction.command
-    if not isinstance(command, app_commands.Command):
-        return
-    for param in command.parameters:
-        name = param.display_name
-        value = getattr(interaction.namespace, name, None)
-        if value is None:
-            continue
-        if param.choices:
-            check_choice(value, [choice.value for choice in param.choices], name)
-        if param.type is discord.AppCommandOptionType.string:
-            check_length(value, int(param.max_value or 6000), name)
-            if param.min_value and len(value) < param.min_value:
-                raise RuleError(f"`{name}` takes at least {param.min_value} characters.")
-        elif param.type is discord.AppCommandOptionType.integer:
-            low = -(2**53) if param.min_value is None else int(param.min_value)
-            high = 2**53 if param.max_value is None else int(param.max_value)
-            check_range(value, low, high, name)
 
 
 def _con_size(con: str | None) -> int | None:
@@ -212,13 +187,11 @@ class SheetCog(commands.GroupCog, group_name="character", group_description="Cha
             insight=insight,
             threshold=threshold,
         )
-        embed = sheet_embed(row.sheet)
-        embed.title = f"{embed.title} · created"
-        await reply(interaction, embeds=[embed])
+        await reply(interaction, embeds=[sheet_embed(row.sheet, headline="created")])
 
     @app_commands.command(name="show", description="Show a whole character sheet")
     @app_commands.describe(
-        character=f"{CHARACTER} (default: your active character)",
+        character=CHARACTER_OR_ACTIVE,
         public="Show it to the channel (default: only to you)",
     )
     @app_commands.autocomplete(character=character_autocomplete)
@@ -282,7 +255,7 @@ class SheetCog(commands.GroupCog, group_name="character", group_description="Cha
             insight=insight,
             threshold=threshold,
         )
-        await reply(interaction, embeds=[outcome_embed(outcome)])
+        await send_outcome(interaction, outcome)
 
     @app_commands.command(name="set", description="GM: set state fields directly")
     @app_commands.describe(
@@ -325,7 +298,7 @@ class SheetCog(commands.GroupCog, group_name="character", group_description="Cha
             guilt=guilt,
             con_wounds=con_wounds,
         )
-        await reply(interaction, embeds=[outcome_embed(outcome)])
+        await send_outcome(interaction, outcome)
 
     @app_commands.command(name="delete", description="Owner or GM: delete a character (asks first)")
     @app_commands.describe(character=CHARACTER)
@@ -362,7 +335,7 @@ class SheetCog(commands.GroupCog, group_name="character", group_description="Cha
         outcome = await service.revive_character(
             self.db, caller_of(interaction), self.rng, character
         )
-        await reply(interaction, embeds=[outcome_embed(outcome)])
+        await send_outcome(interaction, outcome)
 
     @app_commands.command(name="export", description="Owner or GM: the sheet as a JSON file")
     @app_commands.describe(character=CHARACTER)
@@ -393,9 +366,7 @@ class SheetCog(commands.GroupCog, group_name="character", group_description="Cha
         except (TimeoutError, discord.HTTPException):
             raise RuleError("Discord did not hand over the file: attach it again.") from None
         row = await service.import_character(self.db, caller, data)
-        embed = sheet_embed(row.sheet)
-        embed.title = f"{embed.title} · imported"
-        await reply(interaction, embeds=[embed])
+        await reply(interaction, embeds=[sheet_embed(row.sheet, headline="imported")])
 
 
 def _is_json(file: discord.Attachment) -> bool:

@@ -6,45 +6,35 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs.common import (
-    caller_of,
-    character_autocomplete,
-    check_length,
-    check_range,
-    send_outcome,
-    services,
-)
+from bot.cogs.common import PLAY_CHARACTER, character_autocomplete, check_declared, run_play
 from bot.services import play
 
 MAX_SPEND = 20  # S-6, S-7 (COMMANDS.md)
 MAX_TEXT = 200
-CHARACTER = "The character's name (default: your active character)"
 
 
 class Stamina(commands.Cog):
     @app_commands.command(name="turn", description="Start of turn: reset the reaction cost (C-3)")
     @app_commands.guild_only()
-    @app_commands.describe(character=CHARACTER)
+    @app_commands.describe(character=PLAY_CHARACTER)
     @app_commands.autocomplete(character=character_autocomplete)
     async def turn(self, interaction: discord.Interaction, character: str | None = None) -> None:
-        db, rng = services(interaction)
-        outcome = await play.turn(db, caller_of(interaction), rng, character=character)
-        await send_outcome(interaction, outcome)
+        check_declared(interaction)
+        await run_play(interaction, play.turn, character=character)
 
     @app_commands.command(
         name="early", description="Spend 1 Stamina to act before the enemy this round (S-4)"
     )
     @app_commands.guild_only()
-    @app_commands.describe(character=CHARACTER)
+    @app_commands.describe(character=PLAY_CHARACTER)
     @app_commands.autocomplete(character=character_autocomplete)
     async def early(self, interaction: discord.Interaction, character: str | None = None) -> None:
-        db, rng = services(interaction)
-        outcome = await play.early(db, caller_of(interaction), rng, character=character)
-        await send_outcome(interaction, outcome)
+        check_declared(interaction)
+        await run_play(interaction, play.early, character=character)
 
     @app_commands.command(name="react", description="Take a reaction at its rising cost (S-5)")
     @app_commands.guild_only()
-    @app_commands.describe(character=CHARACTER, what="What the reaction is, e.g. dodge")
+    @app_commands.describe(character=PLAY_CHARACTER, what="What the reaction is, e.g. dodge")
     @app_commands.autocomplete(character=character_autocomplete)
     async def react(
         self,
@@ -52,10 +42,8 @@ class Stamina(commands.Cog):
         character: str | None = None,
         what: app_commands.Range[str, 1, MAX_TEXT] | None = None,
     ) -> None:
-        check_length(what, MAX_TEXT, "what")
-        db, rng = services(interaction)
-        outcome = await play.react(db, caller_of(interaction), rng, character=character, what=what)
-        await send_outcome(interaction, outcome)
+        check_declared(interaction)
+        await run_play(interaction, play.react, character=character, what=what)
 
     @app_commands.command(
         name="push", description="Spend Stamina for +1 per point on a Check (S-6)"
@@ -63,7 +51,7 @@ class Stamina(commands.Cog):
     @app_commands.guild_only()
     @app_commands.describe(
         amount="Stamina to spend, 1 to 20: +1 on the Check per point",
-        character=CHARACTER,
+        character=PLAY_CHARACTER,
         roll="Let the bot roll the Check: a dice expression, e.g. 1d8",
         target="The number the Check must reach",
         what="What the Check is for",
@@ -78,21 +66,16 @@ class Stamina(commands.Cog):
         target: int | None = None,
         what: app_commands.Range[str, 1, MAX_TEXT] | None = None,
     ) -> None:
-        check_range(amount, 1, MAX_SPEND, "amount")
-        check_length(roll, 100, "roll")
-        check_length(what, MAX_TEXT, "what")
-        db, rng = services(interaction)
-        outcome = await play.push(
-            db,
-            caller_of(interaction),
-            rng,
+        check_declared(interaction)
+        await run_play(
+            interaction,
+            play.push,
             amount=amount,
             character=character,
             roll=roll,
             target=target,
             what=what,
         )
-        await send_outcome(interaction, outcome)
 
     @app_commands.command(
         name="spend", description="Spend Stamina on anything else: abilities, casting… (S-7)"
@@ -101,7 +84,7 @@ class Stamina(commands.Cog):
     @app_commands.describe(
         amount="Stamina to spend, 1 to 20",
         reason="What it is spent on, e.g. Channel Casting",
-        character=CHARACTER,
+        character=PLAY_CHARACTER,
     )
     @app_commands.autocomplete(character=character_autocomplete)
     async def spend(
@@ -111,13 +94,8 @@ class Stamina(commands.Cog):
         reason: app_commands.Range[str, 1, MAX_TEXT],
         character: str | None = None,
     ) -> None:
-        check_range(amount, 1, MAX_SPEND, "amount")
-        check_length(reason, MAX_TEXT, "reason")
-        db, rng = services(interaction)
-        outcome = await play.spend(
-            db, caller_of(interaction), rng, amount=amount, reason=reason, character=character
-        )
-        await send_outcome(interaction, outcome)
+        check_declared(interaction)
+        await run_play(interaction, play.spend, amount=amount, reason=reason, character=character)
 
 
 async def setup(bot: commands.Bot) -> None:

@@ -16,10 +16,17 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs.common import caller_of, character_autocomplete, reply
-from bot.cogs.sheet import CHARACTER, CharacterName, check_declared
+from bot.cogs.common import (
+    CHARACTER,
+    CHARACTER_OR_ACTIVE,
+    CharacterName,
+    caller_of,
+    character_autocomplete,
+    check_declared,
+    reply,
+    send_outcome,
+)
 from bot.render import table as render
-from bot.render.outcome import outcome_embed
 from bot.services import table as service
 from rules.models import RestKind
 
@@ -99,7 +106,7 @@ class TableCog(commands.Cog, name="Table"):
     @app_commands.command(name="rest", description="Stamina back from a rest (S-9)")
     @app_commands.describe(
         kind="short: 1 · unsafe_long: a third · safe_long: two thirds · respite: all",
-        character=f"{CHARACTER} (default: your active character)",
+        character=CHARACTER_OR_ACTIVE,
         everyone="GM: rest every living character of this server",
     )
     @app_commands.autocomplete(character=character_autocomplete)
@@ -115,10 +122,10 @@ class TableCog(commands.Cog, name="Table"):
             self.db, caller_of(interaction), self.rng, RestKind(kind), character, everyone=everyone
         )
         if everyone:
-            embed = render.outcomes_list(f"Everyone rests · {kind}", outcomes, "Rules: S-9")
+            title = f"Everyone rests · {kind}"
+            await reply(interaction, embeds=[render.outcomes_list(title, outcomes, "Rules: S-9")])
         else:
-            embed = outcome_embed(outcomes[0])
-        await reply(interaction, embeds=[embed])
+            await send_outcome(interaction, outcomes[0])
 
     @app_commands.command(name="wound", description="GM: a CON wound, or its recovery (S-2, S-3)")
     @app_commands.default_permissions(manage_guild=True)
@@ -131,7 +138,7 @@ class TableCog(commands.Cog, name="Table"):
         outcome = await service.wound(
             self.db, caller_of(interaction), self.rng, character, recover=recover
         )
-        await reply(interaction, embeds=[outcome_embed(outcome)])
+        await send_outcome(interaction, outcome)
 
     @quest.command(name="complete", description="GM: clears stacks and Stress, ends a Breakdown")
     @app_commands.describe(character=CHARACTER)
@@ -141,13 +148,13 @@ class TableCog(commands.Cog, name="Table"):
     ) -> None:
         check_declared(interaction)
         outcome = await service.complete_quest(self.db, caller_of(interaction), self.rng, character)
-        await reply(interaction, embeds=[outcome_embed(outcome)])
+        await send_outcome(interaction, outcome)
 
     # --- the event log -----------------------------------------------------------------------
 
     @app_commands.command(name="history", description="Owner or GM: a character's latest changes")
     @app_commands.describe(
-        character=f"{CHARACTER} (default: your active character)",
+        character=CHARACTER_OR_ACTIVE,
         limit="How many changes, 1–25 (default 10)",
     )
     @app_commands.autocomplete(character=character_autocomplete)
@@ -168,7 +175,7 @@ class TableCog(commands.Cog, name="Table"):
     async def undo(self, interaction: discord.Interaction, character: CharacterName) -> None:
         check_declared(interaction)
         outcome = await service.undo(self.db, caller_of(interaction), character)
-        await reply(interaction, embeds=[outcome_embed(outcome)])
+        await send_outcome(interaction, outcome)
 
 
 async def setup(bot: commands.Bot) -> None:

@@ -7,25 +7,24 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs.common import (
+    PLAY_CHARACTER,
     caller_of,
     character_autocomplete,
-    check_length,
-    check_range,
+    check_declared,
     reply,
-    send_outcome,
+    run_play,
     services,
 )
 from bot.render.odds import odds_embed
 from bot.services import play
 
 MAX_AMOUNT = 10_000  # H-1, H-2
-CHARACTER = "The character's name (default: your active character)"
 
 
 class Vitality(commands.Cog):
     @app_commands.command(name="damage", description="Subtract VIT from a character (H-1)")
     @app_commands.guild_only()
-    @app_commands.describe(amount="Damage taken, 1 to 10000", character=CHARACTER)
+    @app_commands.describe(amount="Damage taken, 1 to 10000", character=PLAY_CHARACTER)
     @app_commands.autocomplete(character=character_autocomplete)
     async def damage(
         self,
@@ -33,16 +32,12 @@ class Vitality(commands.Cog):
         amount: app_commands.Range[int, 1, MAX_AMOUNT],
         character: str | None = None,
     ) -> None:
-        check_range(amount, 1, MAX_AMOUNT, "amount")
-        db, rng = services(interaction)
-        outcome = await play.damage(
-            db, caller_of(interaction), rng, amount=amount, character=character
-        )
-        await send_outcome(interaction, outcome)
+        check_declared(interaction)
+        await run_play(interaction, play.damage, amount=amount, character=character)
 
     @app_commands.command(name="heal", description="Magic healing (H-2)")
     @app_commands.guild_only()
-    @app_commands.describe(amount="Points of healing, 1 to 10000", character=CHARACTER)
+    @app_commands.describe(amount="Points of healing, 1 to 10000", character=PLAY_CHARACTER)
     @app_commands.autocomplete(character=character_autocomplete)
     async def heal(
         self,
@@ -50,19 +45,15 @@ class Vitality(commands.Cog):
         amount: app_commands.Range[int, 1, MAX_AMOUNT],
         character: str | None = None,
     ) -> None:
-        check_range(amount, 1, MAX_AMOUNT, "amount")
-        db, rng = services(interaction)
-        outcome = await play.heal(
-            db, caller_of(interaction), rng, amount=amount, character=character
-        )
-        await send_outcome(interaction, outcome)
+        check_declared(interaction)
+        await run_play(interaction, play.heal, amount=amount, character=character)
 
     @app_commands.command(
         name="recover", description="The recovery roll due now: Unconscious, Critical or Last Gasp"
     )
     @app_commands.guild_only()
     @app_commands.describe(
-        character=CHARACTER,
+        character=PLAY_CHARACTER,
         faces="Faces rolled on physical dice, one letter per die: M, H or C (e.g. C H M)",
     )
     @app_commands.autocomplete(character=character_autocomplete)
@@ -72,12 +63,8 @@ class Vitality(commands.Cog):
         character: str | None = None,
         faces: app_commands.Range[str, 1, 100] | None = None,
     ) -> None:
-        check_length(faces, 100, "faces")
-        db, rng = services(interaction)
-        outcome = await play.recover(
-            db, caller_of(interaction), rng, character=character, faces=faces
-        )
-        await send_outcome(interaction, outcome)
+        check_declared(interaction)
+        await run_play(interaction, play.recover, character=character, faces=faces)
 
     @app_commands.command(
         name="aid", description="First aid: advantage on the next recovery roll (F-1)"
@@ -98,26 +85,19 @@ class Vitality(commands.Cog):
         roll: app_commands.Range[str, 1, 100] | None = None,
         target: int | None = None,
     ) -> None:
-        check_length(roll, 100, "roll")
-        db, rng = services(interaction)
-        outcome = await play.aid(
-            db,
-            caller_of(interaction),
-            rng,
-            character=character,
-            success=success,
-            roll=roll,
-            target=target,
+        check_declared(interaction)
+        await run_play(
+            interaction, play.aid, character=character, success=success, roll=roll, target=target
         )
-        await send_outcome(interaction, outcome)
 
     @app_commands.command(
         name="odds", description="Exact chances of the next recovery roll and the rounds after"
     )
     @app_commands.guild_only()
-    @app_commands.describe(character=CHARACTER)
+    @app_commands.describe(character=PLAY_CHARACTER)
     @app_commands.autocomplete(character=character_autocomplete)
     async def odds(self, interaction: discord.Interaction, character: str | None = None) -> None:
+        check_declared(interaction)
         db, _ = services(interaction)
         odds = await play.recovery_odds(db, caller_of(interaction), character=character)
         await reply(interaction, embeds=[odds_embed(odds)])

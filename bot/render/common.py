@@ -65,6 +65,11 @@ def face(letter: str) -> str:
     return f"{FACE_SYMBOLS[letter]} {letter}"
 
 
+def count(n: int, noun: str, plural: str | None = None) -> str:
+    """`1 die`, `3 dice`, `0 characters`."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
+
+
 def signed(n: int) -> str:
     return f"+{n}" if n >= 0 else str(n)
 

@@ -6,7 +6,7 @@ from fractions import Fraction
 
 import discord
 
-from bot.render.common import chance, escape, fit, percent, state_colour, vit
+from bot.render.common import chance, count, escape, fit, percent, state_colour, vit
 from bot.services.play import Odds
 from rules.models import State
 from rules.odds import RecoveryOutcome
@@ -37,11 +37,10 @@ def _outcome_lines(outcomes: tuple[RecoveryOutcome, ...]) -> str:
 
 def odds_embed(odds: Odds) -> discord.Embed:
     sheet, next_roll = odds.sheet, odds.next_roll
-    dice = next_roll.dice
     embed = discord.Embed(
         title=f"{escape(sheet.name)} · odds of the next {ROLL_NAMES[next_roll.state]}",
         description=(
-            f"{vit(sheet)} · **{sheet.state.value}** · {dice} {'die' if dice == 1 else 'dice'} "
+            f"{vit(sheet)} · **{sheet.state.value}** · {count(next_roll.dice, 'die', 'dice')} "
             f"of `{odds.settings.die_faces}` (D-2)"
             + ("\nAdvantage from first aid applies to this roll (R-6)." if sheet.advantage else "")
         ),

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable
 
 import discord
 
-from bot.render.common import FACE_WORDS, escape, face, fit, signed, state_colour
+from bot.render.common import FACE_WORDS, count, escape, face, fit, signed, state_colour
 from rules.models import Sheet, State
 from rules.outcome import NarateerRoll, NumericRoll, Outcome, Roll
 
@@ -87,9 +87,7 @@ def tally(faces: Iterable[str]) -> str:
     """`1 Crit · 2 Misses`: the faces that stand, counted."""
     final = list(faces)
     counts = [(final.count(letter), letter) for letter in ("C", "H", "M")]
-    return " · ".join(
-        f"{n} {FACE_WORDS[letter] if n == 1 else _PLURALS[letter]}" for n, letter in counts if n
-    )
+    return " · ".join(count(n, FACE_WORDS[letter], _PLURALS[letter]) for n, letter in counts if n)
 
 
 _PLURALS = {"C": "Crits", "H": "Hits", "M": "Misses"}
@@ -135,7 +133,3 @@ def outcome_embed(outcome: Outcome) -> discord.Embed:
     if outcome.rules:
         embed.set_footer(text="Rules: " + " · ".join(outcome.rules))
     return fit(embed)
-
-
-def outcome_embeds(outcomes: Iterable[Outcome]) -> list[discord.Embed]:
-    return [outcome_embed(o) for o in outcomes]

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import discord
 
-from bot.render.common import emotions, escape, fit, signed, stamina, state_colour, stress, vit
+from bot.render.common import (
+    count,
+    emotions,
+    escape,
+    fit,
+    signed,
+    stamina,
+    state_colour,
+    stress,
+    vit,
+)
 from rules.condition import DOWN_RULES, injury
 from rules.emotions import BREAKDOWN_EFFECTS
 from rules.models import Sheet
@@ -13,11 +23,8 @@ from rules.models import Sheet
 def vitality_text(sheet: Sheet) -> str:
     text = f"{vit(sheet)} · RES {sheet.res} · **{sheet.state.value}**"
     if sheet.state.is_down:
-        dice = sheet.recovery_dice
-        text += (
-            f"\nRecovery roll due: {dice} {'die' if dice == 1 else 'dice'} "
-            f"({DOWN_RULES[sheet.state]})"
-        )
+        dice = count(sheet.recovery_dice, "die", "dice")
+        text += f"\nRecovery roll due: {dice} ({DOWN_RULES[sheet.state]})"
     return text
 
 
@@ -32,8 +39,7 @@ def condition_text(sheet: Sheet) -> str:
 def stamina_text(sheet: Sheet) -> str:
     con = f"CON d{sheet.con_die}"
     if sheet.con_wounds:
-        wounds = "wound" if sheet.con_wounds == 1 else "wounds"
-        con += f" (base d{sheet.con_base}, {sheet.con_wounds} {wounds})"
+        con += f" (base d{sheet.con_base}, {count(sheet.con_wounds, 'wound')})"
     cost = sheet.reactions_taken + 1
     return f"{stamina(sheet)} · {con}\nNext reaction costs {cost} (S-5)"
 
@@ -48,9 +54,11 @@ def flags_text(sheet: Sheet) -> str:
     return "\n".join(text for on, text in flags if on) or "none"
 
 
-def sheet_embed(sheet: Sheet) -> discord.Embed:
+def sheet_embed(sheet: Sheet, *, headline: str | None = None) -> discord.Embed:
+    """The sheet; `headline` (e.g. "created") follows the name in the title."""
+    name = escape(sheet.name)
     embed = discord.Embed(
-        title=escape(sheet.name),
+        title=f"{name} · {headline}" if headline else name,
         description=f"Owner <@{sheet.owner_id}>",  # inside an embed a mention never pings
         colour=state_colour(sheet.state),
     )

@@ -10,6 +10,7 @@ from bot.db.records import Combat, Event
 from bot.render.common import (
     DESCRIPTION_LIMIT,
     FIELDS_LIMIT,
+    count,
     escape,
     fit,
     info_colour,
@@ -64,7 +65,7 @@ def character_list(rows: Sequence[CharacterRow]) -> discord.Embed:
         "No characters yet: create one with /character create.",
     )
     if rows:
-        embed.set_footer(text=f"{len(rows)} character{'s' if len(rows) != 1 else ''}")
+        embed.set_footer(text=count(len(rows), "character"))
     return embed
 
 
@@ -144,7 +145,7 @@ def round_started(combat: Combat, early: Sequence[str]) -> discord.Embed:
 def day_started(day: int, changed: int) -> discord.Embed:
     lines = [
         "Relief is available again and the +3 daily bonus has ended (C-4).",
-        f"{changed} character{'s' if changed != 1 else ''} changed.",
+        f"{count(changed, 'character')} changed.",
     ]
     embed = _lines_embed(f"Day {day}", lines, "")
     embed.set_footer(text="Rules: C-4")

@@ -1,4 +1,5 @@
-"""The generic runner of a command on one character: one transaction, all or nothing."""
+"""What the use cases share: finding a character and checking the caller may act on it
+(P-1..P-4) inside the command's transaction, and the runner of a rule on one character."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ from collections.abc import Callable
 
 from bot.db import Database
 from bot.db.records import shown
-from bot.services.context import ActionContext, Caller, Permission
+from bot.services.context import ActionContext, Caller, CharacterRow, Permission
 from rules import permissions
+from rules.models import GuildSettings, Sheet
 from rules.outcome import Outcome, RuleError
 
 NO_ACTIVE = "You have no active character: pick one with /character select, or name the character."
@@ -18,6 +20,50 @@ def no_character(name: str) -> RuleError:
     return RuleError(
         f"No character named {shown(name)} in this server. /character list shows the names."
     )
+
+
+def given(options: dict[str, object]) -> dict[str, object]:
+    """The options the caller gave (None: left out)."""
+    return {key: value for key, value in options.items() if value is not None}
+
+
+def found(row: CharacterRow | None, name: str | None) -> CharacterRow:
+    """The row looked up by `name` (None: the caller's active character), or the refusal."""
+    if row is None:
+        raise RuleError(NO_ACTIVE) if name is None else no_character(name)
+    return row
+
+
+def is_gm(settings: GuildSettings, caller: Caller) -> bool:
+    return permissions.is_gm(settings, caller.manage_guild, caller.role_ids)
+
+
+def check_permission(
+    permission: Permission, gm: bool, owner_id: int | None, caller: Caller
+) -> None:
+    permissions.check(permission, is_gm=gm, owner_id=owner_id, user_id=caller.user_id)
+
+
+async def lookup(uow, caller: Caller, name: str | None, permission: Permission) -> CharacterRow:
+    """The character (by name, else the caller's active one; locked in a writing transaction)
+    once the caller may act on it: for the use cases that need more of the unit of work than
+    run_character_action gives."""
+    settings = await uow.settings()
+    if name is None:
+        row = await uow.active_character(caller.user_id)
+    else:
+        row = await uow.character(name)
+    row = found(row, name)
+    check_permission(permission, is_gm(settings, caller), row.sheet.owner_id, caller)
+    return row
+
+
+async def require_gm(uow, caller: Caller, *, lock: bool = False) -> GuildSettings:
+    """P-3 for commands on no single character (settings, rounds, days, combat).
+    lock=True before the settings themselves are rewritten."""
+    settings = await uow.settings(lock=lock)
+    check_permission(Permission.GM, is_gm(settings, caller), None, caller)
+    return settings
 
 
 async def run_character_action(
@@ -35,20 +81,13 @@ async def run_character_action(
     the rule, save `outcome.after`, log the event, commit. A RuleError anywhere rolls back and
     propagates unchanged."""
     async with db.transaction(caller.guild_id) as uow:
-        actor = await uow.load_actor(character, caller.user_id)
-        if actor.row is None:
-            raise RuleError(NO_ACTIVE) if character is None else no_character(character)
-        row, settings = actor.row, actor.settings
-        gm = permissions.is_gm(settings, caller.manage_guild, caller.role_ids)
-        permissions.check(
-            permissions.Permission(permission.value),
-            is_gm=gm,
-            owner_id=row.sheet.owner_id,
-            user_id=caller.user_id,
-        )
+        actor = await uow.load_actor(character, caller.user_id)  # one query: the hot path
+        row = found(actor.row, character)
+        gm = is_gm(actor.settings, caller)
+        check_permission(permission, gm, row.sheet.owner_id, caller)
         ctx = ActionContext(
             sheet=row.sheet,
-            settings=settings,
+            settings=actor.settings,
             rng=rng,
             is_gm=gm,
             caller_id=caller.user_id,
@@ -62,3 +101,28 @@ async def run_character_action(
             await uow.save_character(row.id, outcome.after)
         await uow.log(row.id, caller.user_id, command, inputs, outcome)
     return outcome
+
+
+async def change_character(
+    db: Database,
+    caller: Caller,
+    rng: random.Random,
+    command: str,
+    name: str,
+    permission: Permission,
+    rule: Callable[[Sheet], Outcome],
+    /,
+    **inputs: object,
+) -> Outcome:
+    """run_character_action for a rule that needs the sheet alone; the event logs the
+    character's name with `inputs` (which may hold a `name` of their own: a new name)."""
+    return await run_character_action(
+        db,
+        caller,
+        command=command,
+        inputs={"character": name, **inputs},
+        character=name,
+        permission=permission,
+        apply=lambda ctx: rule(ctx.sheet),
+        rng=rng,
+    )

@@ -10,11 +10,11 @@ import random
 from dataclasses import dataclass
 
 from bot.db import Database
-from bot.services.base import NO_ACTIVE, no_character, run_character_action
+from bot.services.base import found, given, run_character_action
 from bot.services.context import ActionContext, Caller, Permission
 from rules import emotions, odds, stamina, table, vitality
 from rules.models import Emotion, GuildSettings, ReliefMethod, Sheet
-from rules.outcome import Outcome, RuleError
+from rules.outcome import Outcome
 
 SPIRAL_ROLLS = 10
 
@@ -33,7 +33,7 @@ async def _act(
         db,
         caller,
         command=command,
-        inputs={k: v for k, v in inputs.items() if v is not None},
+        inputs=given(inputs),
         character=character,
         permission=permission,
         apply=apply,
@@ -232,14 +232,8 @@ class Odds:
 async def recovery_odds(db: Database, caller: Caller, *, character: str | None) -> Odds:
     """D-2, R-*: any member of the guild may look (nothing changes)."""
     async with db.transaction(caller.guild_id, read_only=True) as uow:
-        if character is not None:
-            row = await uow.character(character, lock=False)
-        else:
-            row = await uow.active_character(caller.user_id, lock=False)
-        if row is None:
-            raise RuleError(NO_ACTIVE) if character is None else no_character(character)
-        settings = await uow.settings()
-    sheet = row.sheet
+        actor = await uow.load_actor(character, caller.user_id)
+    sheet, settings = found(actor.row, character).sheet, actor.settings
     return Odds(
         sheet=sheet,
         settings=settings,

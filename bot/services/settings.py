@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pydantic import ValidationError
 
+from bot.services.base import given, require_gm
 from bot.services.context import Caller
-from bot.services.sheet import require_gm
 from rules.models import GuildSettings
 from rules.outcome import RuleError
 
@@ -36,20 +36,20 @@ async def set_settings(
 ) -> tuple[GuildSettings, GuildSettings]:
     """P-3: GM only. `changes` maps GuildSettings fields to the options given (None: not
     given); clear_gm_role unsets the GM role. Returns (before, after)."""
-    given = {key: value for key, value in changes.items() if value is not None}
+    wanted = given(changes)
     if clear_gm_role:
-        given["gm_role_id"] = None
+        wanted["gm_role_id"] = None
     async with db.transaction(caller.guild_id) as uow:
         before = await require_gm(uow, caller, lock=True)
-        if not given:
+        if not wanted:
             raise RuleError(
                 "Nothing to change: give at least one setting, "
                 "e.g. /settings set death_rule:instant."
             )
-        after = _validated(before, given)
+        after = _validated(before, wanted)
         await uow.save_settings(after)
         inputs = {
-            "changes": after.model_dump(mode="json", include=set(given)),
+            "changes": after.model_dump(mode="json", include=set(wanted)),
             "before": before.model_dump(mode="json"),
             "after": after.model_dump(mode="json"),
         }

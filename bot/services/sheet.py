@@ -6,16 +6,17 @@ Each is one transaction: load, check permission (rules.permissions), apply a rul
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 
 from pydantic import ValidationError
 
 from bot.db.records import shown
-from bot.services.base import NO_ACTIVE, no_character, run_character_action
+from bot.services.base import change_character, check_permission, given, is_gm, lookup
 from bot.services.context import Caller, CharacterRow, Permission
-from rules import permissions, sheet_ops
-from rules.models import GuildSettings, Sheet
+from rules import sheet_ops
+from rules.models import Sheet
 from rules.outcome import Outcome, RuleError
 
 EXPORT_FORMAT = "last-gasp/sheet"
@@ -24,34 +25,6 @@ EXPORT_VERSION = 1
 MAX_IMPORT_BYTES = 64 * 1024
 # Flags that belong to a combat round of the exporting table, not to the character.
 _ROUND_FLAGS = {"reactions_taken": 0, "early_this_round": False, "recovered_this_round": False}
-
-
-async def lookup(uow, caller: Caller, name: str | None, permission: Permission) -> CharacterRow:
-    """The character (by name, else the caller's active one; locked in a writing transaction)
-    once the caller may act on it (P-2..P-4): the same refusals as run_character_action, for
-    the use cases that need more of the unit of work than one rule application."""
-    settings = await uow.settings()
-    row = await uow.character(name) if name else await uow.active_character(caller.user_id)
-    if row is None:
-        raise no_character(name) if name else RuleError(NO_ACTIVE)
-    check(permission, is_gm(settings, caller), row.sheet.owner_id, caller)
-    return row
-
-
-def is_gm(settings: GuildSettings, caller: Caller) -> bool:
-    return permissions.is_gm(settings, caller.manage_guild, caller.role_ids)
-
-
-def check(permission: Permission, gm: bool, owner_id: int | None, caller: Caller) -> None:
-    permissions.check(permission, is_gm=gm, owner_id=owner_id, user_id=caller.user_id)
-
-
-async def require_gm(uow, caller: Caller, *, lock: bool = False) -> GuildSettings:
-    """P-3 for commands on no single character (settings, rounds, days, combat).
-    lock=True before the settings themselves are rewritten."""
-    settings = await uow.settings(lock=lock)
-    check(Permission.GM, is_gm(settings, caller), None, caller)
-    return settings
 
 
 # --- create, read, select --------------------------------------------------------------------
@@ -74,7 +47,7 @@ async def create_character(
         row = await uow.add_character(sheet)
         if await uow.active_character(owner, lock=False) is None:
             await uow.set_active(owner, row.id)
-        inputs = {"name": name, "owner_id": owner, **_given(fields)}
+        inputs = {"name": name, "owner_id": owner, **given(fields)}
         await uow.log(row.id, caller.user_id, "character create", inputs, after=sheet)
     return row
 
@@ -102,24 +75,14 @@ async def select_character(db, caller: Caller, name: str) -> CharacterRow:
 # --- changes through the shared runner -------------------------------------------------------
 
 
-def _given(fields: dict[str, object]) -> dict[str, object]:
-    return {key: value for key, value in fields.items() if value is not None}
-
-
 async def edit_character(
     db, caller: Caller, rng: random.Random, character: str, **fields: object
 ) -> Outcome:
     """P-4: owner or GM, the fields that are not state."""
-    given = _given(fields)
-    return await run_character_action(
-        db,
-        caller,
-        command="character edit",
-        inputs={"character": character, **given},
-        character=character,
-        permission=Permission.OWNER_OR_GM,
-        apply=lambda ctx: sheet_ops.edit_sheet(ctx.sheet, **given),
-        rng=rng,
+    changes = given(fields)
+    rule = functools.partial(sheet_ops.edit_sheet, **changes)
+    return await change_character(
+        db, caller, rng, "character edit", character, Permission.OWNER_OR_GM, rule, **changes
     )
 
 
@@ -127,30 +90,17 @@ async def set_character(
     db, caller: Caller, rng: random.Random, character: str, **fields: object
 ) -> Outcome:
     """P-3: the GM sets state fields directly."""
-    given = _given(fields)
-    return await run_character_action(
-        db,
-        caller,
-        command="character set",
-        inputs={"character": character, **given},
-        character=character,
-        permission=Permission.GM,
-        apply=lambda ctx: sheet_ops.set_fields(ctx.sheet, **given),
-        rng=rng,
+    changes = given(fields)
+    rule = functools.partial(sheet_ops.set_fields, **changes)
+    return await change_character(
+        db, caller, rng, "character set", character, Permission.GM, rule, **changes
     )
 
 
 async def revive_character(db, caller: Caller, rng: random.Random, name: str) -> Outcome:
     """P-3: V-5, E-7."""
-    return await run_character_action(
-        db,
-        caller,
-        command="character revive",
-        inputs={"character": name},
-        character=name,
-        permission=Permission.GM,
-        apply=lambda ctx: sheet_ops.revive(ctx.sheet),
-        rng=rng,
+    return await change_character(
+        db, caller, rng, "character revive", name, Permission.GM, sheet_ops.revive
     )
 
 
@@ -171,7 +121,7 @@ async def delete_character(db, caller: Caller, character_id: int) -> Sheet:
         if row is None:
             raise RuleError("That character was already deleted. Nothing was changed.")
         gm = is_gm(await uow.settings(), caller)
-        check(Permission.OWNER_OR_GM, gm, row.sheet.owner_id, caller)
+        check_permission(Permission.OWNER_OR_GM, gm, row.sheet.owner_id, caller)
         await uow.log(
             row.id,
             caller.user_id,

@@ -11,9 +11,8 @@ import random
 from dataclasses import dataclass
 
 from bot.db.records import Combat, Event, shown
-from bot.services.base import run_character_action
+from bot.services.base import change_character, lookup, require_gm, run_character_action
 from bot.services.context import Caller, CharacterRow, Permission
-from bot.services.sheet import lookup, require_gm
 from rules import emotions, stamina, table
 from rules.models import RestKind
 from rules.outcome import Outcome, RuleError
@@ -202,29 +201,15 @@ async def wound(
 ) -> Outcome:
     """S-2, S-3: GM only (P-3)."""
     rule = stamina.recover_wound if recover else stamina.wound
-    return await run_character_action(
-        db,
-        caller,
-        command="wound",
-        inputs={"character": name, "recover": recover},
-        character=name,
-        permission=Permission.GM,
-        apply=lambda ctx: rule(ctx.sheet),
-        rng=rng,
+    return await change_character(
+        db, caller, rng, "wound", name, Permission.GM, rule, recover=recover
     )
 
 
 async def complete_quest(db, caller: Caller, rng: random.Random, name: str) -> Outcome:
     """E-5: GM only (P-3)."""
-    return await run_character_action(
-        db,
-        caller,
-        command="quest complete",
-        inputs={"character": name},
-        character=name,
-        permission=Permission.GM,
-        apply=lambda ctx: emotions.complete_quest(ctx.sheet),
-        rng=rng,
+    return await change_character(
+        db, caller, rng, "quest complete", name, Permission.GM, emotions.complete_quest
     )
 
 

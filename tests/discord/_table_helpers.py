@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import copy
-from typing import Any
-
-from bot.offline import Member, Request, Result
+from bot.offline import Result
 
 REFUSAL_MAX_SENTENCES = 3
 
@@ -39,23 +36,3 @@ def assert_no_pings(result: Result) -> None:
         data = body.get("data", body) if "type" in body else body
         if isinstance(data, dict) and ("content" in data or "embeds" in data):
             assert data.get("allowed_mentions") == {"parse": []}, f"may ping: {data!r}"
-
-
-def _with_string_attachment_ids(request: Request) -> Request:
-    """discord.py numbers new attachments with integer ids (`"id": 0`), which Discord accepts
-    but its OpenAPI description types as a snowflake string: compare them as strings."""
-    payload = copy.deepcopy(request.payload)
-    data = payload.get("data", payload) if isinstance(payload, dict) else None
-    if isinstance(data, dict):
-        for attachment in data.get("attachments") or []:
-            attachment["id"] = str(attachment["id"])
-    return Request(request.method, request.path, request.url, payload, request.files)
-
-
-async def run_with_files(harness: Any, member: Member, command: str, /, **options: Any) -> Result:
-    """harness.run for replies that upload a file: the same spec validation, attachment ids
-    compared as strings (see above)."""
-    result = await harness.driver.invoke(member, command, **options)
-    for request in result.requests:
-        harness.validator.check(_with_string_attachment_ids(request))
-    return result

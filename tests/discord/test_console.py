@@ -134,3 +134,11 @@ def test_a_button_is_pressed_with_click(tmp_path):
     assert done.returncode == 0, done.stderr
     after = done.stdout.split("> :click confirm\n", 1)[1]
     assert after.startswith("[ephemeral update]\n  Deleted **Big**.")
+
+
+def test_mentions_of_the_console_personas_read_as_their_names(tmp_path):
+    script = ":as player Alice\n/character create name:Roryn\n:as gm\n/character list\n"
+    done = bot(tmp_path, "console", stdin=script)
+    assert done.returncode == 0, done.stderr
+    listing = done.stdout.split("> /character list\n", 1)[1]
+    assert "  **Roryn** · Up · VIT 10/10 · Stamina 8/8 · @Alice\n" in listing

@@ -13,7 +13,7 @@ from sqlalchemy import select
 from bot.db.tables import events
 from bot.offline import Attachment
 from bot.services.sheet import EXPORT_FORMAT, MAX_IMPORT_BYTES
-from tests.discord._table_helpers import public, refused, run_with_files
+from tests.discord._table_helpers import public, refused
 
 NOT_HERE = "No character named"
 
@@ -371,7 +371,7 @@ async def test_revive_is_the_gms(harness):
 async def test_export_round_trips_through_import(harness):
     await harness.add_character("Roryn", max_vit=12, res=4, con_base=10)
     original = await harness.update("Roryn", vit=-2, anger=3, stress=1, advantage=True)
-    exported = await run_with_files(harness, harness.owner, "character export", character="Roryn")
+    exported = await harness.run(harness.owner, "character export", character="Roryn")
     assert exported.ephemeral
     [(filename, data)] = exported.reply.files
     assert filename == "Roryn.json"
@@ -394,7 +394,7 @@ async def test_export_permissions(harness):
     await harness.add_character("Roryn")
     refused(await harness.run(harness.player, "character export", character="Roryn"), "P-4")
     refused(await harness.run(harness.outsider, "character export", character="Roryn"), NOT_HERE)
-    by_gm = await run_with_files(harness, harness.gm, "character export", character="Roryn")
+    by_gm = await harness.run(harness.gm, "character export", character="Roryn")
     assert json.loads(by_gm.reply.files[0][1])["sheet"]["name"] == "Roryn"
 
 
