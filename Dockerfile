@@ -5,7 +5,8 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
-    DATABASE_URL=sqlite+aiosqlite:////data/lastgasp.db
+    DATABASE_URL=sqlite+aiosqlite:////data/lastgasp.db \
+    HEALTH_PORT=8080
 
 WORKDIR /app
 
@@ -22,5 +23,11 @@ RUN pip install . \
 
 USER lastgasp
 VOLUME ["/data"]
+EXPOSE 8080
+
+# Healthy when the database answers and the bot's own GET /health (HEALTH_PORT) says it is
+# connected to Discord and ready; the start period covers migrating and logging in.
+HEALTHCHECK --interval=30s --timeout=20s --start-period=60s --retries=3 \
+    CMD ["python", "-m", "bot", "health"]
 
 CMD ["python", "-m", "bot", "run"]

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
+from typing import Any
 
 import discord
 from discord import app_commands
@@ -22,13 +24,13 @@ EXTENSIONS = (
 )
 
 
-class LastGaspBot(commands.Bot):
-    """An unstarted bot; setup_hook connects and migrates the database, then loads the cogs."""
+class _LastGasp:
+    """What both kinds of bot add to discord.py's: the database, the dice, the cogs."""
 
     rng: random.Random
 
-    def __init__(self, *, database_url: str, rng: random.Random) -> None:
-        super().__init__(
+    def __init__(self, *, database_url: str, rng: random.Random, **sharding: Any) -> None:
+        super().__init__(  # type: ignore[call-arg]
             command_prefix=commands.when_mentioned,  # no prefix commands: slash only
             intents=discord.Intents(guilds=True),  # no message content, no members
             help_command=None,
@@ -36,6 +38,7 @@ class LastGaspBot(commands.Bot):
             allowed_contexts=app_commands.AppCommandContext(guild=True),
             allowed_installs=app_commands.AppInstallationType(guild=True),
             allowed_mentions=discord.AllowedMentions.none(),
+            **sharding,
         )
         self.database_url = database_url
         self.rng = rng
@@ -49,21 +52,46 @@ class LastGaspBot(commands.Bot):
 
     async def setup_hook(self) -> None:
         self._db = await Database.connect(self.database_url)
+        # Shards starting together are safe: the upgrade holds a lock in PostgreSQL.
         await self._db.upgrade()
         for extension in EXTENSIONS:
-            await self.load_extension(extension)
+            await self.load_extension(extension)  # type: ignore[attr-defined]
 
     async def close(self) -> None:
         try:
-            await super().close()
+            await super().close()  # type: ignore[misc]
         finally:
             if self._db is not None:
                 await self._db.close()
                 self._db = None
 
 
+class LastGaspBot(_LastGasp, commands.Bot):
+    """An unstarted bot serving every guild; setup_hook connects and migrates the database,
+    then loads the cogs."""
+
+
+class ShardedLastGaspBot(_LastGasp, commands.AutoShardedBot):
+    """An unstarted bot serving only its shards' guilds, one of several processes."""
+
+
 def create_bot(
-    database_url: str = DEFAULT_DATABASE_URL, rng: random.Random | None = None
-) -> LastGaspBot:
-    """The bot, unstarted. `rng` is the one random source of every roll (D-5)."""
-    return LastGaspBot(database_url=database_url, rng=rng or random.SystemRandom())
+    database_url: str = DEFAULT_DATABASE_URL,
+    rng: random.Random | None = None,
+    *,
+    shard_count: int | None = None,
+    shard_ids: Sequence[int] | None = None,
+) -> LastGaspBot | ShardedLastGaspBot:
+    """The bot, unstarted. `rng` is the one random source of every roll (D-5). With a
+    shard_count it runs the shards `shard_ids` (default: all of them) of that many."""
+    rng = rng or random.SystemRandom()
+    if shard_count is None:
+        if shard_ids is not None:
+            raise ValueError("shard_ids need a shard_count")
+        return LastGaspBot(database_url=database_url, rng=rng)
+    ids = list(range(shard_count) if shard_ids is None else shard_ids)
+    if not ids or any(not 0 <= i < shard_count for i in ids):
+        raise ValueError(f"shard ids {ids} must lie within 0..{shard_count - 1}")
+    return ShardedLastGaspBot(
+        database_url=database_url, rng=rng, shard_count=shard_count, shard_ids=ids
+    )

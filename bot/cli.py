@@ -1,15 +1,16 @@
-"""`python -m bot run | sync [--guild ID] | migrate | console [--seed N]`."""
+"""`python -m bot run | sync [--guild ID] | migrate | console [--seed N] | health`."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import logging
 import sys
 
 import discord
+from pydantic import ValidationError
 
 from bot.config import Settings
+from bot.logs import configure_logging
 
 NO_TOKEN = "DISCORD_TOKEN is not set: set it in the environment or in a .env file"
 
@@ -29,15 +30,25 @@ def build_parser() -> argparse.ArgumentParser:
     commands.add_parser("migrate", help="bring the database schema up to date")
     console = commands.add_parser("console", help="an offline session in the terminal")
     console.add_argument("--seed", type=int, help="seed the dice, to replay a session")
+    commands.add_parser(
+        "health",
+        help="exit 0 if the database answers (and, with HEALTH_PORT, the running bot is ready)",
+    )
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    settings = Settings()
+    try:
+        settings = Settings()
+    except ValidationError as error:
+        print(f"error: the settings are wrong: {error}", file=sys.stderr)
+        return 2
     command = args.command or "run"
-    quiet = command == "console" or (command == "run" and not settings.discord_token)
-    _configure_logging(settings.log_level, quiet=quiet)
+    quiet = command in ("console", "health") or (command == "run" and not settings.discord_token)
+    configure_logging(settings.log_level, log_format=settings.log_format, quiet=quiet)
+    if command == "health":
+        return asyncio.run(health(settings))
     if command == "migrate":
         return asyncio.run(migrate(settings))
     if command == "console":
@@ -64,36 +75,33 @@ def _console(settings: Settings, seed: int | None) -> int:
     return asyncio.run(run_console(settings.database_url, seed=seed))
 
 
-def _configure_logging(level: str, *, quiet: bool) -> None:
-    # The console's terminal is for replies: only warnings and errors go to stderr there.
-    if quiet and level != "DEBUG":
-        level = "WARNING"
-    logging.basicConfig(
-        level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr
-    )
-    # Last Gasp has no voice: the client's warning about voice libraries is noise.
-    logging.getLogger("discord.client").setLevel(logging.ERROR)
-
-
 async def run(settings: Settings) -> int:
     from bot.app import create_bot
+    from bot.health import HealthServer
 
-    bot = create_bot(settings.database_url)
-    async with bot:
-        try:
+    bot = create_bot(
+        settings.database_url, shard_count=settings.shard_count, shard_ids=settings.shard_ids
+    )
+    server = None
+    if settings.health_port is not None:
+        server = HealthServer(bot, settings.health_host, settings.health_port)
+        await server.start()
+    try:
+        async with bot:
             await bot.start(settings.discord_token or "")
-        except discord.LoginFailure:
-            print(
-                "error: Discord refused DISCORD_TOKEN: copy the bot's token again.", file=sys.stderr
-            )
-            return 2
+    except discord.LoginFailure:
+        print("error: Discord refused DISCORD_TOKEN: copy the bot's token again.", file=sys.stderr)
+        return 2
+    finally:
+        if server is not None:
+            await server.close()
     return 0
 
 
 async def sync(settings: Settings, guild_id: int | None) -> int:
     from bot.app import create_bot
 
-    bot = create_bot(settings.database_url)
+    bot = create_bot(settings.database_url)  # registering commands needs no shards
     async with bot:
         try:
             await bot.login(settings.discord_token or "")  # runs setup_hook: the cogs load
@@ -123,3 +131,14 @@ async def migrate(settings: Settings) -> int:
         await db.close()
     print(f"The database at {settings.database_url} is up to date.")
     return 0
+
+
+async def health(settings: Settings) -> int:
+    from bot.health import probe
+
+    problems = await probe(settings.database_url, settings.health_host, settings.health_port)
+    for problem in problems:
+        print(f"unhealthy: {problem}", file=sys.stderr)
+    if not problems:
+        print("healthy")
+    return 1 if problems else 0

@@ -1,14 +1,18 @@
-"""The one error handler of the command tree: refusals are short and private, bugs are logged."""
+"""The command tree: this process's shards only, one error handler (refusals are short and
+private, bugs are logged), and one log line per command."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 
 import aiohttp
 import discord
 from discord import app_commands
 
+from bot.logs import log_command
+from bot.shards import serves, shard_of
 from rules.outcome import RuleError
 
 log = logging.getLogger("lastgasp.errors")
@@ -28,14 +32,51 @@ _REPLY_ERRORS = (discord.HTTPException, asyncio.TimeoutError, aiohttp.ClientErro
 NOT_IN_A_SERVER = "Last Gasp's commands work in a server channel, not in direct messages."
 OUT_OF_DATE = "This command is out of date. Ask the server admin to run `python -m bot sync`."
 
+# How an interaction ended, kept in interaction.extras for the command log line.
+OUTCOME = "lastgasp_outcome"
+OK, REFUSED, ERROR = "ok", "refused", "error"
+NOT_SERVED = "not served"  # another process's shard: no answer, no command line
+
 
 class LastGaspTree(app_commands.CommandTree):
-    """Guild-only at the door, and every failure answered."""
+    """Guild-only at the door, only this process's shards, every failure answered, and one
+    log line per command."""
+
+    async def _call(self, interaction: discord.Interaction, /) -> None:
+        # discord.py runs every command and autocomplete through here: the one place that sees
+        # each command end, however it ends.
+        started = time.perf_counter()
+        outcome = ERROR
+        try:
+            await super()._call(interaction)
+            failed = ERROR if interaction.command_failed else OK
+            outcome = interaction.extras.get(OUTCOME, failed)
+        except app_commands.AppCommandError as error:
+            # Raised before any command ran (one the bot does not know): on_error answers next.
+            outcome = REFUSED if refusal_text(error) is not None else ERROR
+            raise
+        finally:
+            command = interaction.type is discord.InteractionType.application_command
+            if command and outcome != NOT_SERVED:
+                latency_ms = (time.perf_counter() - started) * 1000
+                log_command(interaction, outcome=outcome, latency_ms=latency_ms)
 
     async def interaction_check(self, interaction: discord.Interaction, /) -> bool:
+        if not serves(self.client, interaction.guild_id):
+            # Discord sends a guild only to its shard's process; this guards the offline driver
+            # and a misconfigured deployment from answering twice.
+            log.debug(
+                "guild %s is shard %s's, not this process's %s: interaction ignored",
+                interaction.guild_id,
+                shard_of(interaction.guild_id, self.client.shard_count or 1),
+                getattr(self.client, "shard_ids", None),
+            )
+            interaction.extras[OUTCOME] = NOT_SERVED
+            return False
         problem = NOT_IN_A_SERVER if interaction.guild_id is None else bad_option(interaction)
         if problem is None:
             return True
+        interaction.extras[OUTCOME] = REFUSED
         if interaction.type is discord.InteractionType.autocomplete:
             await interaction.response.autocomplete([])
         else:
@@ -53,6 +94,7 @@ class LastGaspTree(app_commands.CommandTree):
                 await interaction.response.autocomplete([])
             return
         message = refusal_text(original)
+        interaction.extras[OUTCOME] = ERROR if message is None else REFUSED
         if message is None and isinstance(original, _REPLY_ERRORS):
             log.warning(
                 "the reply to /%s failed (guild %s, user %s): %r",

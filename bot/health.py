@@ -1,0 +1,122 @@
+"""Is this process healthy? `GET /health` for load balancers and orchestrators, and the probe
+behind `python -m bot health` (Docker's HEALTHCHECK)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+from typing import Any
+
+import aiohttp
+import discord
+from aiohttp import web
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from bot.db.engine import READ_ONLY, create_engine
+
+log = logging.getLogger("lastgasp.health")
+
+TIMEOUT_S = 5.0  # a database or bot slower than this is as bad as a dead one for a probe
+_ANY_ADDRESS = ("", "0.0.0.0", "::")
+
+
+async def database_answers(engine: AsyncEngine) -> bool:
+    """SELECT 1, in a read-only transaction (no write lock on SQLite), within TIMEOUT_S."""
+
+    async def select_one() -> None:
+        async with engine.connect() as conn:
+            await conn.execution_options(**{READ_ONLY: True})
+            await conn.execute(text("SELECT 1"))
+
+    try:
+        await asyncio.wait_for(select_one(), TIMEOUT_S)
+    except Exception as error:  # any failure is the answer "no"
+        log.warning("health: the database did not answer: %r", error)
+        return False
+    return True
+
+
+async def report(bot: Any) -> tuple[int, dict]:
+    """200 and status ok when the database answers and the bot is ready; 503 otherwise."""
+    try:
+        engine = bot.db.engine
+    except RuntimeError:  # not connected yet (before setup_hook) or closed
+        database = False
+    else:
+        database = await database_answers(engine)
+    ready = bot.is_ready()
+    healthy = database and ready
+    body = {
+        "status": "ok" if healthy else "unavailable",
+        "database": "ok" if database else "unavailable",
+        "ready": ready,
+        "latency_ms": _ms(bot.latency),  # Discord's gateway heartbeat, averaged over shards
+        "shards": _shards(bot),
+    }
+    return (200 if healthy else 503), body
+
+
+def _shards(bot: discord.Client) -> list[dict]:
+    if not isinstance(bot, discord.AutoShardedClient):
+        return [{"id": 0, "latency_ms": _ms(bot.latency)}]
+    shards = []
+    for shard_id in bot.shard_ids or []:
+        info = bot.get_shard(shard_id)  # None until the shard connects
+        shards.append({"id": shard_id, "latency_ms": _ms(info.latency) if info else None})
+    return shards
+
+
+def _ms(seconds: float) -> float | None:
+    return round(seconds * 1000, 1) if math.isfinite(seconds) else None  # nan/inf: not measured
+
+
+class HealthServer:
+    """`GET /health` on host:port, beside the bot in the same event loop."""
+
+    def __init__(self, bot: Any, host: str, port: int) -> None:
+        self.bot = bot
+        self.host = host
+        self.port = port
+        app = web.Application()
+        app.router.add_get("/health", self._health)
+        self._runner = web.AppRunner(app, access_log=None)  # probes every few seconds: no log
+
+    async def start(self) -> int:
+        """Listen; returns the port (the one picked when port is 0)."""
+        await self._runner.setup()
+        await web.TCPSite(self._runner, self.host, self.port).start()
+        self.port = self._runner.addresses[0][1]
+        log.info("health check on http://%s:%s/health", self.host or "0.0.0.0", self.port)
+        return self.port
+
+    async def close(self) -> None:
+        await self._runner.cleanup()
+
+    async def _health(self, _request: web.Request) -> web.Response:
+        status, body = await report(self.bot)
+        return web.json_response(body, status=status)
+
+
+async def probe(database_url: str, health_host: str, health_port: int | None) -> list[str]:
+    """What is wrong, for `python -m bot health`: the database from the settings, and the
+    running bot's /health when HEALTH_PORT names it. Empty: healthy."""
+    problems = []
+    engine = create_engine(database_url)
+    try:
+        if not await database_answers(engine):
+            problems.append("the database does not answer")
+    finally:
+        await engine.dispose()
+    if health_port:  # 0 is a port picked at start: unknown here
+        host = "127.0.0.1" if health_host in _ANY_ADDRESS else health_host
+        url = f"http://{host}:{health_port}/health"
+        try:
+            timeout = aiohttp.ClientTimeout(total=TIMEOUT_S)
+            async with aiohttp.ClientSession(timeout=timeout) as session, session.get(url) as r:
+                if r.status != 200:
+                    problems.append(f"{url} answered {r.status}: {await r.text()}")
+        except (aiohttp.ClientError, TimeoutError) as error:
+            problems.append(f"{url} did not answer: {error!r}")
+    return problems

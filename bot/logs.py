@@ -1,0 +1,84 @@
+"""Logging set-up (text or JSON lines, standard library only) and the one line per command."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from datetime import UTC, datetime
+from typing import Any
+
+import discord
+
+command_log = logging.getLogger("lastgasp.commands")
+
+TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+
+
+class Fields(dict):
+    """A log message made of fields: `key=value ...` as text, separate keys in JSON."""
+
+    def __str__(self) -> str:
+        return " ".join(f"{key}={_text(value)}" for key, value in self.items())
+
+
+def _text(value: Any) -> str:
+    text = "-" if value is None else str(value)
+    # Quoted when a space or quote would make the line ambiguous to split.
+    return json.dumps(text) if not text or any(c in text for c in ' "=') else text
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per line: time, level, logger, then the fields or the message."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        entry: dict[str, Any] = {
+            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname,
+            "logger": record.name,
+        }
+        if isinstance(record.msg, Fields) and not record.args:
+            entry.update(record.msg)
+        else:
+            entry["message"] = record.getMessage()
+        if record.exc_info:
+            entry["exception"] = self.formatException(record.exc_info)
+        return json.dumps(entry, default=str)
+
+
+def configure_logging(level: str, *, log_format: str = "text", quiet: bool = False) -> None:
+    # The console's terminal is for replies: only warnings and errors go to stderr there.
+    if quiet and level != "DEBUG":
+        level = "WARNING"
+    handler = logging.StreamHandler(sys.stderr)
+    json_lines = log_format == "json"
+    handler.setFormatter(JsonFormatter() if json_lines else logging.Formatter(TEXT_FORMAT))
+    logging.basicConfig(level=level, handlers=[handler])
+    # Last Gasp has no voice: the client's warning about voice libraries is noise.
+    logging.getLogger("discord.client").setLevel(logging.ERROR)
+
+
+def log_command(interaction: discord.Interaction, *, outcome: str, latency_ms: float) -> None:
+    """The line every slash command ends with; outcome is ok, refused or error."""
+    command_log.info(
+        Fields(
+            guild=interaction.guild_id,
+            channel=interaction.channel_id,
+            user=interaction.user.id if interaction.user else None,
+            command=command_name(interaction),
+            latency_ms=round(latency_ms, 1),
+            outcome=outcome,
+        )
+    )
+
+
+def command_name(interaction: discord.Interaction) -> str:
+    """`character create`, read from the payload: also for a command the bot does not know."""
+    data: Any = interaction.data or {}
+    names = [str(data.get("name", "?"))]
+    options = data.get("options") or []
+    # Subcommand (1) and group (2) options carry the rest of the name.
+    while options and isinstance(options[0], dict) and options[0].get("type") in (1, 2):
+        names.append(str(options[0].get("name")))
+        options = options[0].get("options") or []
+    return " ".join(names)
