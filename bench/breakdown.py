@@ -27,7 +27,8 @@ NOOP = "bench-noop"
 
 
 class Trips:
-    """Counts and times every call aiosqlite sends to its thread."""
+    """Counts and times every job sent to a SQLite thread: aiosqlite's (under SQLAlchemy, and the
+    baseline's), and the bot's own hot-path threads (bot/db/hotpath.py) where they exist."""
 
     def __init__(self) -> None:
         self.count = 0
@@ -37,22 +38,45 @@ class Trips:
     def watching(self) -> Iterator[Trips]:
         import aiosqlite.core
 
-        original = aiosqlite.core.Connection._execute
+        with contextlib.ExitStack() as stack:
+            stack.enter_context(self._timed(aiosqlite.core.Connection, "_execute"))
+            with contextlib.suppress(ImportError, AttributeError):
+                from bot.db import hotpath
+
+                stack.enter_context(self._timed(hotpath._SQLiteThread, "run", returns=True))
+            yield self
+
+    @contextlib.contextmanager
+    def _timed(self, owner: type, name: str, *, returns: bool = False) -> Iterator[None]:
+        """Wrap owner.name: a coroutine function, or (returns=True) one returning a future."""
+        original = getattr(owner, name)
         trips = self
 
-        async def timed(connection, fn, *args, **kwargs):  # type: ignore[no-untyped-def]
-            start = time.perf_counter()
-            try:
-                return await original(connection, fn, *args, **kwargs)
-            finally:
-                trips.count += 1
-                trips.seconds += time.perf_counter() - start
+        def count(start: float) -> None:
+            trips.count += 1
+            trips.seconds += time.perf_counter() - start
 
-        aiosqlite.core.Connection._execute = timed  # type: ignore[method-assign]
+        if returns:
+
+            def wrapped(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+                start = time.perf_counter()
+                future = original(self, *args, **kwargs)
+                future.add_done_callback(lambda _: count(start))
+                return future
+        else:
+
+            async def wrapped(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+                start = time.perf_counter()
+                try:
+                    return await original(self, *args, **kwargs)
+                finally:
+                    count(start)
+
+        setattr(owner, name, wrapped)
         try:
-            yield self
+            yield
         finally:
-            aiosqlite.core.Connection._execute = original  # type: ignore[method-assign]
+            setattr(owner, name, original)
 
 
 def _noop_command() -> app_commands.Command:

@@ -138,15 +138,22 @@ class BotLoad:
 
     async def run_payloads(self, payloads: list[dict], concurrency: int, label: str) -> Figures:
         outcome = {"refused": 0, "errors": 0}
-        jobs = [self._job(payload, outcome) for payload in payloads]
+        by_command: dict[str, list[float]] = {}
+        jobs = [self._job(payload, outcome, by_command) for payload in payloads]
         seconds, latencies = await closed_loop(jobs, concurrency)
         await self._drain()
-        return Figures(label, seconds, latencies, outcome["refused"], outcome["errors"])
+        figures = Figures(label, seconds, latencies, outcome["refused"], outcome["errors"])
+        figures.by_command = by_command
+        return figures
 
-    def _job(self, payload: dict, outcome: dict[str, int]) -> Callable[[], Awaitable[None]]:
+    def _job(
+        self, payload: dict, outcome: dict[str, int], by_command: dict[str, list[float]]
+    ) -> Callable[[], Awaitable[None]]:
         parse = self.bot._connection.parsers["INTERACTION_CREATE"]
+        latencies = by_command.setdefault(_command_of(payload), [])
 
         async def run() -> None:
+            start = time.perf_counter()
             token = payload["token"]
             waiter = asyncio.get_running_loop().create_future()
             self._waiting[token] = waiter
@@ -158,6 +165,7 @@ class BotLoad:
                 return
             finally:
                 self._forget(token)
+            latencies.append(time.perf_counter() - start)
             if message.content == SOMETHING_WENT_WRONG:
                 outcome["errors"] += 1
             elif message.ephemeral and not message.embeds:
@@ -180,3 +188,12 @@ class BotLoad:
             if not tasks:
                 return
             await asyncio.wait(tasks, timeout=1)
+
+
+def _command_of(payload: dict) -> str:
+    """`damage`, or `character show` for a subcommand."""
+    data = payload["data"]
+    options = data.get("options") or []
+    if options and options[0].get("type") == 1:
+        return f"{data['name']} {options[0]['name']}"
+    return data["name"]

@@ -57,6 +57,7 @@ class Plan:
     pool: int
     scale_backends: list[str]
     repeat: int = 1
+    detail: bool = False
     breakdown: bool = False
     profile: str | None = None
 
@@ -81,9 +82,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--characters", type=int, nargs="+", help="database sizes (default 1000 100000)"
     )
     parser.add_argument("--commands", type=int, help="commands per measured run")
-    parser.add_argument("--repeat", type=int, help="runs of each, the best kept (quick 2, full 3)")
+    parser.add_argument("--repeat", type=int, help="runs of each, the best kept (quick 3, full 2)")
     parser.add_argument(
         "--pool", type=int, default=10, help="asyncpg pool of the PostgreSQL baseline (10)"
+    )
+    parser.add_argument(
+        "--detail", action="store_true", help="p50 and p99 of each command of every bot run"
     )
     parser.add_argument(
         "--breakdown",
@@ -106,11 +110,12 @@ def make_plan(args: argparse.Namespace) -> Plan:
             guilds=args.guilds,
             concurrency=args.concurrency or [50],
             characters=args.characters or [1_000, 100_000],
-            commands=args.commands or 1_000,
-            warmup=300,
+            commands=args.commands or 800,
+            warmup=200,
             pool=args.pool,
             scale_backends=backends,
-            repeat=args.repeat or 2,
+            repeat=args.repeat or 3,
+            detail=args.detail,
             breakdown=args.breakdown,
             profile=args.profile,
         )
@@ -119,11 +124,12 @@ def make_plan(args: argparse.Namespace) -> Plan:
         guilds=args.guilds,
         concurrency=args.concurrency or [1, 10, 50],
         characters=args.characters or [1_000, 100_000],
-        commands=args.commands or 4_000,
+        commands=args.commands or 3_000,
         warmup=500,
         pool=args.pool,
         scale_backends=backends,
-        repeat=args.repeat or 3,
+        repeat=args.repeat or 2,
+        detail=args.detail,
         breakdown=args.breakdown,
         profile=args.profile,
     )
@@ -226,6 +232,8 @@ async def run(plan: Plan) -> Results:
                             dirty[n].update(i for i, _, _ in mix(world, count, seed_of))
                         bots.setdefault((n, c), []).append(figures)
                         print("  " + figures.line(), flush=True)
+                        if plan.detail:
+                            print("\n".join(figures.detail()), flush=True)
             if plan.breakdown and backend == "sqlite":
                 world = World(plan.guilds, sizes[0])
                 await restored(urls[sizes[0]], world, dirty[sizes[0]])

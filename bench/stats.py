@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass
@@ -17,6 +17,7 @@ class Figures:
     latencies: list[float]
     refused: int = 0
     errors: int = 0
+    by_command: dict[str, list[float]] = field(default_factory=dict)
 
     @property
     def commands(self) -> int:
@@ -49,6 +50,18 @@ class Figures:
             f"{self.label:<34} {self.commands:>6} cmds {self.rate:>8.0f}/s  "
             f"p50 {self.p50_ms:6.1f} ms  p99 {self.p99_ms:6.1f} ms{extra}"
         )
+
+    def detail(self) -> list[str]:
+        """p50 and p99 of each command of the run."""
+        lines = []
+        for command, latencies in sorted(self.by_command.items()):
+            ordered = sorted(latencies)
+            lines.append(
+                f"    {command:<30} {len(ordered):>6} cmds          "
+                f"p50 {1000 * percentile(ordered, 0.5):6.1f} ms  "
+                f"p99 {1000 * percentile(ordered, 0.99):6.1f} ms"
+            )
+        return lines
 
 
 def percentile(ordered: Sequence[float], q: float) -> float:

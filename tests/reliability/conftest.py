@@ -134,3 +134,19 @@ def check_bodies(validator: SpecValidator, requests: list[Request]) -> None:
             for attachment in data.get("attachments") or []:
                 attachment["id"] = str(attachment["id"])
         validator.check(Request(request.method, request.path, request.url, payload))
+
+
+def of_guild(state: dict[str, list[dict]], guild_id: int) -> dict[str, list[dict]]:
+    """The rows that belong to one guild (combat members through their character)."""
+    ours = {r["id"] for r in state["characters"] if r["guild_id"] == guild_id}
+
+    def belongs(row: dict) -> bool:
+        if "guild_id" in row:
+            return row["guild_id"] == guild_id
+        return row["character_id"] in ours
+
+    return {
+        table: [row for row in rows if belongs(row)]
+        for table, rows in state.items()
+        if table != "sqlite_sequence"
+    }

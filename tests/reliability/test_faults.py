@@ -154,7 +154,8 @@ async def damage_events(harness: Any) -> list[Any]:
         return [e for e in await uow.history(row.id, 50) if e.command == "damage"]
 
 
-# (fault script, whether the result reaches the channel, who must log it at WARNING or above)
+# (fault script, whether the result reaches the channel, who must log it at WARNING or above;
+# None: discord.py retried and delivered the reply, so nothing failed)
 FAULTS = [
     pytest.param(["500"], True, None, id="500-then-delivered"),
     pytest.param(["500"] * 5, False, "lastgasp", id="500-on-every-retry"),

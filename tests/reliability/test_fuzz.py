@@ -2,9 +2,11 @@
 
 Option values of the wrong type, out of range, huge and empty strings, markdown and mention
 syntax, unknown characters, missing required options, unknown options, subcommands and
-commands. For each payload: the interaction is answered, nothing escapes as an error (no
-"something went wrong", nothing logged at ERROR), every body the bot sends is one Discord
-accepts, and a refused command leaves the database unchanged, byte for byte.
+commands. For each payload: the interaction is answered; nothing escapes as an error (no
+"something went wrong", nothing logged at ERROR, and the bot's one log line of the command says
+ok or refused, never error); every body the bot sends is one Discord accepts and pings nobody;
+the other guild's rows are untouched (P-2); and a refused command leaves the database
+unchanged: every row of every table, as stored.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from tests.reliability.conftest import (
     SKIP_PG,
     check_bodies,
     database_url,
+    of_guild,
     snapshot,
     started_harness,
 )
@@ -194,13 +197,27 @@ def payloads(
     return interaction_payload(member, 4 if focused else 2, data, driver.application_id)
 
 
-class ErrorLog(logging.Handler):
+COMMAND_LOG = "lastgasp.commands"  # bot/logs.py: one line per command, with its outcome
+
+
+class Captured(logging.Handler):
+    """What the bot logs during one example: errors, and the command lines."""
+
     def __init__(self) -> None:
-        super().__init__(logging.ERROR)
+        super().__init__(logging.INFO)
         self.records: list[logging.LogRecord] = []
 
     def emit(self, record: logging.LogRecord) -> None:
-        self.records.append(record)
+        if record.levelno >= logging.ERROR or record.name == COMMAND_LOG:
+            self.records.append(record)
+
+    @property
+    def errors(self) -> list[logging.LogRecord]:
+        return [r for r in self.records if r.levelno >= logging.ERROR]
+
+    @property
+    def outcomes(self) -> list[str]:
+        return [r.msg["outcome"] for r in self.records if r.name == COMMAND_LOG]
 
 
 def is_refusal(result: Result) -> bool:
@@ -208,24 +225,32 @@ def is_refusal(result: Result) -> bool:
     return reply.ephemeral and not (reply.embeds or reply.components or reply.files)
 
 
-async def check(harness: Any, payload: dict, errors: ErrorLog, loop_errors: list) -> None:
+async def check(harness: Any, payload: dict, logged: Captured, loop_errors: list) -> None:
     before = await snapshot(harness.db)
     result = await harness.driver._feed(payload)
     check_bodies(harness.validator, result.requests)
     what = f"{payload['data']['name']} {payload['data'].get('options')!r:.300}"
-    assert not errors.records, f"logged at ERROR: {errors.records[0].getMessage()} ({what})"
+    after = await snapshot(harness.db)
+    for other in (harness.guild.id, harness.other_guild.id):
+        if other != int(payload["guild_id"]):  # P-2: nobody reaches another guild
+            assert of_guild(after, other) == of_guild(before, other), f"crossed guilds: {what}"
+    assert not logged.errors, f"logged at ERROR: {logged.errors[0].getMessage()} ({what})"
     assert not loop_errors, f"unhandled in the event loop: {loop_errors[0]} ({what})"
     for request in result.requests:
         assert_no_pings(request)  # names with mention syntax never ping (COMMANDS.md)
     if payload["type"] == 4:
         assert result.choices is not None, f"autocomplete not answered: {what}"
-        assert await snapshot(harness.db) == before, f"autocomplete changed the database: {what}"
+        assert after == before, f"autocomplete changed the database: {what}"
         return
     assert result.messages, f"no answer to {what}"
     assert result.reply.content != SOMETHING_WENT_WRONG, f"an error escaped: {what}"
+    # The bot's own account of the command: one line, and never an error.
+    assert logged.outcomes in (["ok"], ["refused"]), f"logged {logged.outcomes}: {what}"
+    if logged.outcomes == ["refused"]:
+        assert after == before, f"a refused command changed the database: {what}"
     if is_refusal(result):
         event("refused")
-        assert await snapshot(harness.db) == before, f"a refusal changed the database: {what}"
+        assert after == before, f"a refusal changed the database: {what}"
     else:
         event(f"done: {payload['data']['name']}")
 
@@ -238,8 +263,10 @@ def fuzz_the_bot(
     loop = asyncio.new_event_loop()
     loop_errors: list = []
     loop.set_exception_handler(lambda _loop, context: loop_errors.append(context.get("message")))
-    errors = ErrorLog()
-    logging.getLogger().addHandler(errors)
+    logged = Captured()
+    logging.getLogger().addHandler(logged)
+    command_level = logging.getLogger(COMMAND_LOG).level
+    logging.getLogger(COMMAND_LOG).setLevel(logging.INFO)
     stack = contextlib.AsyncExitStack()
     try:
         database = loop.run_until_complete(stack.enter_async_context(url))
@@ -258,13 +285,14 @@ def fuzz_the_bot(
         )
         @given(payload=payloads(h, commands, members))
         def fuzz(payload: dict) -> None:
-            errors.records.clear()
+            logged.records.clear()
             loop_errors.clear()
-            loop.run_until_complete(check(h, payload, errors, loop_errors))
+            loop.run_until_complete(check(h, payload, logged, loop_errors))
 
         fuzz()
     finally:
-        logging.getLogger().removeHandler(errors)
+        logging.getLogger().removeHandler(logged)
+        logging.getLogger(COMMAND_LOG).setLevel(command_level)
         loop.run_until_complete(stack.aclose())
         loop.close()
 

@@ -27,7 +27,7 @@ import pytest
 
 from bot.offline import Attachment, Result
 from rules.models import Sheet
-from tests.reliability.conftest import check_bodies, snapshot
+from tests.reliability.conftest import check_bodies, of_guild, snapshot
 
 ROLES = ("owner", "player", "gm", "outsider")
 OWNER_OR_GM = {"owner", "gm"}
@@ -111,7 +111,13 @@ TABLE = [
     Row("combat remove", OWNER_OR_GM, {"character": R}, combat=True, note="COMMANDS.md"),
     Row("round", GM, combat=True, outsider=OWN),
     Row("day", GM | {"outsider"}, outsider=OWN),
-    Row("rest", OWNER_OR_GM, {"character": R, "kind": "short"}, {"stamina": 3}),
+    Row(
+        "rest",
+        OWNER_OR_GM,
+        {"character": R, "kind": "short"},
+        {"stamina": 3},
+        note="S-9; P-3 keeps only resting the whole guild for the GM",
+    ),
     Row("rest", GM, {"kind": "short", "everyone": True}, {"stamina": 3}, outsider=OWN),
     Row("wound", GM, {"character": R}),
     Row("quest complete", GM, {"character": R}, {"anger": 2, "stress": 1}),
@@ -165,21 +171,6 @@ def options_for(h: Any, row: Row) -> dict[str, Any]:
 def is_refusal(result: Result) -> bool:
     reply = result.reply
     return reply.ephemeral and not (reply.embeds or reply.components or reply.files)
-
-
-def of_guild(state: dict[str, list[dict]], guild_id: int) -> dict[str, list[dict]]:
-    """The rows that belong to one guild (combat members through their character)."""
-    ours = {r["id"] for r in state["characters"] if r["guild_id"] == guild_id}
-    return {
-        table: [
-            r
-            for r in rows
-            if r.get("guild_id", guild_id) == guild_id
-            and r.get("character_id", next(iter(ours), None)) in ours | {None}
-        ]
-        for table, rows in state.items()
-        if table != "sqlite_sequence"
-    }
 
 
 @pytest.mark.parametrize(("row", "role"), cells())
