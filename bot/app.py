@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import random
 from collections.abc import Sequence
 from typing import Any
@@ -13,6 +14,7 @@ from discord.ext import commands
 from bot.config import DEFAULT_DATABASE_URL
 from bot.db import Database
 from bot.errors import LastGaspTree
+from bot.prompts import Prompts
 
 EXTENSIONS = (
     "bot.cogs.vitality",
@@ -25,7 +27,8 @@ EXTENSIONS = (
 
 
 class _LastGasp:
-    """What both kinds of bot add to discord.py's: the database, the dice, the cogs."""
+    """What both kinds of bot add to discord.py's: the database, the dice, the cogs, and the
+    one door every button click comes through (bot/prompts.py)."""
 
     rng: random.Random
 
@@ -42,6 +45,7 @@ class _LastGasp:
         )
         self.database_url = database_url
         self.rng = rng
+        self.prompts = Prompts()  # the questions with buttons still open in this process
         self._db: Database | None = None
 
     @property
@@ -56,8 +60,19 @@ class _LastGasp:
         await self._db.upgrade()
         for extension in EXTENSIONS:
             await self.load_extension(extension)  # type: ignore[attr-defined]
+        # What is loaded by now lives as long as the process: out of the cycle collector's sight,
+        # its full collections (~70 ms with the ~130,000 objects of the libraries) stop stalling
+        # commands in flight (the p99 of the benchmark).
+        gc.collect()
+        gc.freeze()
+
+    async def on_interaction(self, interaction: discord.Interaction, /) -> None:
+        # Commands go through the tree; discord.py gives clicks no such door: this is theirs.
+        if interaction.type is discord.InteractionType.component:
+            await self.prompts.on_click(interaction)
 
     async def close(self) -> None:
+        self.prompts.close_all()
         try:
             await super().close()  # type: ignore[misc]
         finally:

@@ -114,7 +114,7 @@ class CharacterRepository(GuildRepository):
         self._writable()
         key = name_key(sheet.name)
         if await self.character(sheet.name, lock=False) is not None:
-            raise _name_taken(sheet.name)
+            raise name_taken(sheet.name)
         now = self._now()
         stmt = characters.insert().values(
             guild_id=self.guild_id,
@@ -128,7 +128,7 @@ class CharacterRepository(GuildRepository):
         try:
             row_id = (await self.conn.execute(stmt.returning(characters.c.id))).scalar_one()
         except IntegrityError:  # created by a concurrent command since the check above
-            raise _name_taken(sheet.name) from None
+            raise name_taken(sheet.name) from None
         self._loaded[row_id] = (1, key)
         return CharacterRow(id=row_id, guild_id=self.guild_id, sheet=sheet)
 
@@ -145,7 +145,7 @@ class CharacterRepository(GuildRepository):
             # A rename: say so plainly rather than fail on the unique constraint.
             other = await self.character(sheet.name, lock=False)
             if other is not None and other.id != row_id:
-                raise _name_taken(sheet.name)
+                raise name_taken(sheet.name)
         stmt = stmt.values(
             sheet=sheet.model_dump(mode="json"),
             name_key=key,
@@ -158,7 +158,7 @@ class CharacterRepository(GuildRepository):
         try:
             result = await self.conn.execute(stmt)
         except IntegrityError:
-            raise _name_taken(sheet.name) from None
+            raise name_taken(sheet.name) from None
         version = loaded[0] + 1 if loaded else result.scalar_one_or_none()
         if (loaded and result.rowcount != 1) or version is None:
             raise StaleWriteError(f"character {row_id} changed or vanished since it was read")
@@ -177,7 +177,8 @@ class CharacterRepository(GuildRepository):
 
     async def load_actor(self, name: str | None, user_id: int) -> Actor:
         """Settings, the character (by name, else the user's active one, locked) and its
-        combat, in one statement: the hot path of every command on a character."""
+        combat, in one statement: what hotpath.py loads, where it is not available (an
+        in-memory SQLite database)."""
         if name is not None:
             which = characters.c.name_key == name_key(name)
         else:
@@ -201,7 +202,7 @@ class CharacterRepository(GuildRepository):
         return Actor(settings=settings_from(record[4]), row=self._row(record), combat=combat)
 
 
-def _name_taken(name: str) -> RuleError:
+def name_taken(name: str) -> RuleError:
     return RuleError(
         f"This server already has a character named {shown(name)}. Choose another name."
     )

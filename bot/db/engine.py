@@ -14,6 +14,13 @@ DEFAULT_URL = "sqlite+aiosqlite:///lastgasp.db"
 BUSY_TIMEOUT_MS = 30_000
 # Set on a connection whose transaction only reads: SQLite then begins DEFERRED, not IMMEDIATE.
 READ_ONLY = "lastgasp_read_only"
+# Every SQLite connection's, the engine's and the hot path's (bot/db/hotpath.py) alike.
+SQLITE_PRAGMAS = (
+    f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}",
+    "PRAGMA journal_mode = WAL",
+    "PRAGMA synchronous = NORMAL",  # safe in WAL against a crash of the process
+    "PRAGMA foreign_keys = ON",
+)
 
 
 def database_url() -> str:
@@ -53,12 +60,7 @@ def _sqlite_engine(url: str, connect_args: dict[str, Any]) -> AsyncEngine:
         # isolation_level=None: the driver never emits its own (deferred) BEGIN; we do it below.
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
-        for pragma in (
-            f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}",
-            "PRAGMA journal_mode = WAL",
-            "PRAGMA synchronous = NORMAL",  # safe in WAL against a crash of the process
-            "PRAGMA foreign_keys = ON",
-        ):
+        for pragma in SQLITE_PRAGMAS:
             cursor.execute(pragma)
         cursor.close()
 

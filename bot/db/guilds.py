@@ -26,6 +26,13 @@ def settings_from(data: dict | None) -> GuildSettings:
     return _parse_settings(json.dumps(data, sort_keys=True))
 
 
+def settings_from_text(text: str | None) -> GuildSettings:
+    """The same from the stored JSON text, as the driver returns it (the hot path)."""
+    if text is None or text in ("{}", "null"):
+        return GuildSettings()
+    return _parse_settings(text)
+
+
 class GuildRepository(Session):
     async def settings(self, *, lock: bool = False) -> GuildSettings:
         """lock=True before a read-modify-write of the settings (PostgreSQL row lock)."""

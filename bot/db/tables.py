@@ -1,7 +1,8 @@
 """The schema: SQLAlchemy 2 declarative models.
 
 Only migrations/ changes the database; a test checks these models against the migrations.
-The hot path uses Core statements on `Model.__table__` (see repositories), not ORM sessions.
+The repositories use Core statements on `Model.__table__`, not ORM sessions; the hot path of a
+command on one character (hotpath.py) is SQL text on the driver, against these same tables.
 """
 
 from __future__ import annotations

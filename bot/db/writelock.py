@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 
 try:
     import fcntl
@@ -37,14 +37,29 @@ class ProcessWriteLock:
         finally:
             fcntl.flock(fd, fcntl.LOCK_UN)
 
+    @contextlib.contextmanager
+    def held_in_thread(self) -> Iterator[None]:
+        """For a thread of its own that may block (the hot path's SQLite writer): waits in the
+        kernel, woken the moment the lock is free. Another process holds it only for the
+        length of its transactions, and its death releases it."""
+        fd = self._open()
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+
+    def _open(self) -> int:
+        if self._fd is None:
+            self._fd = os.open(self._path, os.O_RDWR | os.O_CREAT, 0o644)
+        return self._fd
+
     async def _acquire(self) -> int:
         if self._abandoned is not None:
             # Not `await`: that would cancel it (and leak the lock) if we were cancelled.
             await asyncio.wait({self._abandoned})
             self._abandoned = None
-        if self._fd is None:
-            self._fd = os.open(self._path, os.O_RDWR | os.O_CREAT, 0o644)
-        fd = self._fd
+        fd = self._open()
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             return fd

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from bot.db import Database
+from bot.db import Actor, Database
 from bot.db.records import shown
 from bot.services.context import ActionContext, Caller, CharacterRow, Permission
 from rules import permissions
@@ -78,10 +78,11 @@ async def run_character_action(
     rng: random.Random,
 ) -> Outcome:
     """Load settings and the character (locked) with its combat, check the permission, apply
-    the rule, save `outcome.after`, log the event, commit. A RuleError anywhere rolls back and
-    propagates unchanged."""
-    async with db.transaction(caller.guild_id) as uow:
-        actor = await uow.load_actor(character, caller.user_id)  # one query: the hot path
+    the rule, save `outcome.after`, log the event, commit: one transaction (Database.act). A
+    RuleError anywhere rolls back and propagates unchanged."""
+
+    def decide(actor: Actor) -> Outcome:
+        # Pure, like the rules: on SQLite it runs inside the writer thread's transaction.
         row = found(actor.row, character)
         gm = is_gm(actor.settings, caller)
         check_permission(permission, gm, row.sheet.owner_id, caller)
@@ -97,10 +98,20 @@ async def run_character_action(
         outcome = apply(ctx)
         if outcome.before != row.sheet:  # the log's before/after must chain without a gap
             raise RuntimeError(f"{command}: the outcome does not start from the loaded sheet")
-        if outcome.after != row.sheet:
-            await uow.save_character(row.id, outcome.after)
-        await uow.log(row.id, caller.user_id, command, inputs, outcome)
-    return outcome
+        return outcome
+
+    return await db.act(
+        caller.guild_id, character, caller.user_id, decide, command=command, inputs=inputs
+    )
+
+
+async def read_character(
+    db: Database, caller: Caller, name: str | None
+) -> tuple[CharacterRow, GuildSettings]:
+    """A character anyone in the guild may look at (by name, else the caller's active one)
+    and the guild's settings, in one read: for the commands that change nothing."""
+    actor = await db.read_actor(caller.guild_id, name, caller.user_id)
+    return found(actor.row, name), actor.settings
 
 
 async def change_character(

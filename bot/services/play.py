@@ -10,7 +10,7 @@ import random
 from dataclasses import dataclass
 
 from bot.db import Database
-from bot.services.base import found, given, run_character_action
+from bot.services.base import given, read_character, run_character_action
 from bot.services.context import ActionContext, Caller, Permission
 from rules import emotions, odds, stamina, table, vitality
 from rules.models import Emotion, GuildSettings, ReliefMethod, Sheet
@@ -231,9 +231,8 @@ class Odds:
 
 async def recovery_odds(db: Database, caller: Caller, *, character: str | None) -> Odds:
     """D-2, R-*: any member of the guild may look (nothing changes)."""
-    async with db.transaction(caller.guild_id, read_only=True) as uow:
-        actor = await uow.load_actor(character, caller.user_id)
-    sheet, settings = found(actor.row, character).sheet, actor.settings
+    row, settings = await read_character(db, caller, character)
+    sheet = row.sheet
     return Odds(
         sheet=sheet,
         settings=settings,

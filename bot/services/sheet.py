@@ -13,7 +13,14 @@ import random
 from pydantic import ValidationError
 
 from bot.db.records import shown
-from bot.services.base import change_character, check_permission, given, is_gm, lookup
+from bot.services.base import (
+    change_character,
+    check_permission,
+    given,
+    is_gm,
+    lookup,
+    read_character,
+)
 from bot.services.context import Caller, CharacterRow, Permission
 from rules import sheet_ops
 from rules.models import Sheet
@@ -54,8 +61,8 @@ async def create_character(
 
 async def show_character(db, caller: Caller, name: str | None) -> CharacterRow:
     """Anyone in the guild may read any of its sheets (P-2: never another guild's)."""
-    async with db.transaction(caller.guild_id, read_only=True) as uow:
-        return await lookup(uow, caller, name, Permission.ANYONE)
+    row, _ = await read_character(db, caller, name)
+    return row
 
 
 async def list_characters(db, caller: Caller) -> list[CharacterRow]:
