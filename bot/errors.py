@@ -1,5 +1,5 @@
 """The command tree: this process's shards only, one error handler (refusals are short and
-private, bugs are logged), and one log line per command."""
+private, bugs are logged; clicks share it), and one log line per command."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import aiohttp
 import discord
 from discord import app_commands
 
-from bot.logs import log_command
-from bot.shards import serves, shard_of
+from bot.logs import component_name, log_command
+from bot.shards import served
 from rules.outcome import RuleError
 
 log = logging.getLogger("lastgasp.errors")
@@ -35,6 +35,7 @@ OUT_OF_DATE = "This command is out of date. Ask the server admin to run `python 
 # How an interaction ended, kept in interaction.extras for the command log line.
 OUTCOME = "lastgasp_outcome"
 OK, REFUSED, ERROR = "ok", "refused", "error"
+EXPIRED = "expired"  # a click on a button no live prompt owns (bot/prompts.py)
 NOT_SERVED = "not served"  # another process's shard: no answer, no command line
 
 
@@ -62,15 +63,7 @@ class LastGaspTree(app_commands.CommandTree):
                 log_command(interaction, outcome=outcome, latency_ms=latency_ms)
 
     async def interaction_check(self, interaction: discord.Interaction, /) -> bool:
-        if not serves(self.client, interaction.guild_id):
-            # Discord sends a guild only to its shard's process; this guards the offline driver
-            # and a misconfigured deployment from answering twice.
-            log.debug(
-                "guild %s is shard %s's, not this process's %s: interaction ignored",
-                interaction.guild_id,
-                shard_of(interaction.guild_id, self.client.shard_count or 1),
-                getattr(self.client, "shard_ids", None),
-            )
+        if not served(interaction):
             interaction.extras[OUTCOME] = NOT_SERVED
             return False
         problem = NOT_IN_A_SERVER if interaction.guild_id is None else bad_option(interaction)
@@ -93,32 +86,41 @@ class LastGaspTree(app_commands.CommandTree):
             if not interaction.response.is_done():
                 await interaction.response.autocomplete([])
             return
-        message = refusal_text(original)
-        interaction.extras[OUTCOME] = ERROR if message is None else REFUSED
-        if message is None and isinstance(original, _REPLY_ERRORS):
-            log.warning(
-                "the reply to /%s failed (guild %s, user %s): %r",
-                _name(interaction),
-                interaction.guild_id,
-                interaction.user.id if interaction.user else "?",
-                original,
-            )
-            message = REPLY_FAILED
-        elif message is None:
-            log.error(
-                "command /%s failed (guild %s, channel %s, user %s, options %s)",
-                _name(interaction),
-                interaction.guild_id,
-                interaction.channel_id,
-                interaction.user.id if interaction.user else "?",
-                _options(interaction),
-                exc_info=original,
-            )
-            message = SOMETHING_WENT_WRONG
-        try:
-            await send_ephemeral(interaction, message)
-        except _REPLY_ERRORS as failure:
-            log.warning("could not tell the user about the error either: %r", failure)
+        interaction.extras[OUTCOME] = await answer_failure(interaction, original)
+
+
+async def answer_failure(interaction: discord.Interaction, error: BaseException) -> str:
+    """Answer a failed command or click privately: a refusal's own text, a bug logged. Returns
+    the outcome for the log line (refused or error)."""
+    kind, name = _subject(interaction)
+    message = refusal_text(error)
+    outcome = ERROR if message is None else REFUSED
+    if message is None and isinstance(error, _REPLY_ERRORS):
+        log.warning(
+            "the reply to %s failed (guild %s, user %s): %r",
+            name,
+            interaction.guild_id,
+            interaction.user.id if interaction.user else "?",
+            error,
+        )
+        message = REPLY_FAILED
+    elif message is None:
+        log.error(
+            "%s %s failed (guild %s, channel %s, user %s, options %s)",
+            kind,
+            name,
+            interaction.guild_id,
+            interaction.channel_id,
+            interaction.user.id if interaction.user else "?",
+            _options(interaction),
+            exc_info=error,
+        )
+        message = SOMETHING_WENT_WRONG
+    try:
+        await send_ephemeral(interaction, message)
+    except _REPLY_ERRORS as failure:
+        log.warning("could not tell the user about the error either: %r", failure)
+    return outcome
 
 
 def refusal_text(error: BaseException) -> str | None:
@@ -149,8 +151,11 @@ async def send_ephemeral(interaction: discord.Interaction, text: str) -> None:
         await interaction.response.send_message(text, ephemeral=True, allowed_mentions=none)
 
 
-def _name(interaction: discord.Interaction) -> str:
-    return interaction.command.qualified_name if interaction.command else "?"
+def _subject(interaction: discord.Interaction) -> tuple[str, str]:
+    """("command", "/damage") or ("button", "delete:confirm"), for the error log."""
+    if interaction.type is discord.InteractionType.component:
+        return "button", component_name(interaction)
+    return "command", "/" + (interaction.command.qualified_name if interaction.command else "?")
 
 
 def _leaf_options(interaction: discord.Interaction) -> list[dict]:

@@ -1,4 +1,5 @@
-"""Logging set-up (text or JSON lines, standard library only) and the one line per command."""
+"""Logging set-up (text or JSON lines, standard library only) and the one line per command
+or click."""
 
 from __future__ import annotations
 
@@ -59,7 +60,8 @@ def configure_logging(level: str, *, log_format: str = "text", quiet: bool = Fal
 
 
 def log_command(interaction: discord.Interaction, *, outcome: str, latency_ms: float) -> None:
-    """The line every slash command ends with; outcome is ok, refused or error."""
+    """The line every slash command and every click ends with; outcome is ok, refused or error,
+    or expired for a click on a button that no longer acts."""
     command_log.info(
         Fields(
             guild=interaction.guild_id,
@@ -73,7 +75,10 @@ def log_command(interaction: discord.Interaction, *, outcome: str, latency_ms: f
 
 
 def command_name(interaction: discord.Interaction) -> str:
-    """`character create`, read from the payload: also for a command the bot does not know."""
+    """`character create`, read from the payload: also for a command the bot does not know.
+    A click is named by its button (component_name)."""
+    if interaction.type is discord.InteractionType.component:
+        return component_name(interaction)
     data: Any = interaction.data or {}
     names = [str(data.get("name", "?"))]
     options = data.get("options") or []
@@ -82,3 +87,10 @@ def command_name(interaction: discord.Interaction) -> str:
         names.append(str(options[0].get("name")))
         options = options[0].get("options") or []
     return " ".join(names)
+
+
+def component_name(interaction: discord.Interaction) -> str:
+    """`delete:confirm`: the button's custom id without its per-prompt nonce (bot/prompts.py),
+    so that lines of one button group together."""
+    data: Any = interaction.data or {}
+    return ":".join(str(data.get("custom_id", "?")).split(":")[:2])

@@ -38,7 +38,14 @@ MANAGE_GUILD = 1 << 5
 APP_PERMISSIONS = str((1 << 10) | (1 << 11) | (1 << 14) | (1 << 15) | (1 << 16) | (1 << 31))
 EPHEMERAL = 1 << 6
 _API_PREFIX = Route.BASE
-_INVOKER_TASKS = ("CommandTree-invoker", "discord-ui-view-dispatch-", "discord-ui-modal-dispatch-")
+# The tasks discord.py runs an interaction in: commands, views, modals, and the on_interaction
+# listener (where the bot answers every click: bot/prompts.py).
+_INVOKER_TASKS = (
+    "CommandTree-invoker",
+    "discord-ui-view-dispatch-",
+    "discord-ui-modal-dispatch-",
+    "discord.py: on_interaction",
+)
 _TIMESTAMP = "2026-01-01T00:00:00.000000+00:00"
 
 _snowflakes = itertools.count(1_300_000_000_000_000_000)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Collection
 
 import discord
+
+log = logging.getLogger("lastgasp.shards")
 
 
 def shard_of(guild_id: int | None, shard_count: int) -> int:
@@ -20,3 +23,19 @@ def serves(client: discord.Client, guild_id: int | None) -> bool:
     if not count or shard_ids is None:
         return True
     return shard_of(guild_id, count) in shard_ids
+
+
+def served(interaction: discord.Interaction) -> bool:
+    """The guard every command and click passes first: False (and no answer) for another
+    process's guild. Discord sends a guild only to its shard's process; this guards the offline
+    driver and a misconfigured deployment from answering twice."""
+    client = interaction.client
+    if serves(client, interaction.guild_id):
+        return True
+    log.debug(
+        "guild %s is shard %s's, not this process's %s: interaction ignored",
+        interaction.guild_id,
+        shard_of(interaction.guild_id, client.shard_count or 1),
+        getattr(client, "shard_ids", None),
+    )
+    return False

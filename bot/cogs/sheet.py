@@ -5,7 +5,8 @@ default_permissions: players use most of it, so Discord shows it to everyone.
 
 Visibility: results are public; `show` is private unless `public:true` (a look-up that
 changes nothing need not fill the channel), and `export` is private (only the owner or the GM
-may take the sheet away). The delete question is private and only its asker can answer it.
+may take the sheet away). The delete question is private and only its asker can answer it; its
+buttons are a prompt (bot/prompts.py): once it is answered or timed out they say "expired".
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
-import logging
 import re
 from collections.abc import Awaitable, Callable
 from typing import Literal
@@ -33,15 +33,13 @@ from bot.cogs.common import (
     reply,
     send_outcome,
 )
-from bot.errors import SOMETHING_WENT_WRONG, refusal_text, send_ephemeral
+from bot.prompts import Prompt
 from bot.render.common import escape
 from bot.render.sheet import sheet_embed
 from bot.render.table import character_list, sheet_notice
 from bot.services import sheet as service
 from rules.models import MAX_NAME, Sheet
 from rules.outcome import RuleError
-
-log = logging.getLogger("lastgasp.cogs.sheet")
 
 Con = Literal["d6", "d8", "d10", "d12"]
 Ability = app_commands.Range[int, -10, 20]
@@ -75,61 +73,50 @@ async def read_attachment(attachment: discord.Attachment) -> bytes:
     return await attachment.read()
 
 
-class ConfirmDelete(discord.ui.View):
-    """Confirm or Cancel; only the member who asked can press; times out to "kept"."""
+class ConfirmDelete(Prompt):
+    """Delete or Cancel; only the member who asked can press; unanswered, it keeps the
+    character."""
+
+    kind = "delete"
+    actions = ("confirm", "cancel")
 
     def __init__(
         self,
-        asker_id: int,
+        asked: discord.Interaction,
         name: str,
         on_confirm: Callable[[discord.Interaction], Awaitable[None]],
         *,
         timeout: float,
     ) -> None:
         super().__init__(timeout=timeout)
-        self.asker_id = asker_id
+        self.asked = asked
         self.name = name
         self.on_confirm = on_confirm
-        self.asked: discord.Interaction | None = None
 
-    async def interaction_check(self, interaction: discord.Interaction, /) -> bool:
-        if interaction.user.id == self.asker_id:
-            return True
-        await send_ephemeral(
-            interaction,
-            "Only the member who asked to delete can answer. Use /character delete yourself.",
-        )
-        return False
+    def buttons(self) -> list[discord.ui.Button]:
+        danger, secondary = discord.ButtonStyle.danger, discord.ButtonStyle.secondary
+        return [
+            discord.ui.Button(label="Delete", style=danger, custom_id=self.custom_id("confirm")),
+            discord.ui.Button(label="Cancel", style=secondary, custom_id=self.custom_id("cancel")),
+        ]
 
-    @discord.ui.button(label="Delete", style=discord.ButtonStyle.danger, custom_id="delete:confirm")
-    async def confirm(self, interaction: discord.Interaction, _: discord.ui.Button) -> None:
-        self.stop()
-        await self.on_confirm(interaction)
+    def check(self, interaction: discord.Interaction) -> None:
+        if interaction.user.id != self.asked.user.id:
+            raise RuleError(
+                "Only the member who asked to delete can answer. Use /character delete yourself."
+            )
 
-    @discord.ui.button(
-        label="Cancel", style=discord.ButtonStyle.secondary, custom_id="delete:cancel"
-    )
-    async def cancel(self, interaction: discord.Interaction, _: discord.ui.Button) -> None:
-        self.stop()
+    async def answer(self, interaction: discord.Interaction, action: str) -> None:
+        if action == "confirm":
+            await self.on_confirm(interaction)
+            return
         await interaction.response.edit_message(
             content=f"Kept **{escape(self.name)}**: nothing was deleted.",
             view=None,
             allowed_mentions=NO_PINGS,
         )
 
-    async def on_error(
-        self, interaction: discord.Interaction, error: Exception, item: discord.ui.Item, /
-    ) -> None:
-        """Answered like the command tree answers: a refusal privately, a bug logged."""
-        text = refusal_text(error)
-        if text is None:
-            log.error("the delete button failed", exc_info=error)
-            text = SOMETHING_WENT_WRONG
-        await send_ephemeral(interaction, text)
-
     async def on_timeout(self) -> None:
-        if self.asked is None:
-            return
         # A dismissed private prompt cannot be edited: then there is nothing to tidy.
         with contextlib.suppress(discord.HTTPException):
             await self.asked.edit_original_response(
@@ -316,13 +303,10 @@ class SheetCog(commands.GroupCog, group_name="character", group_description="Cha
             text = f"{escape(sheet.name)} was deleted. Its history stays in the log."
             await reply(pressed, embeds=[sheet_notice("Deleted", sheet, text)])
 
-        view = ConfirmDelete(
-            caller.user_id, row.sheet.name, confirmed, timeout=self.confirm_seconds
-        )
-        view.asked = interaction
+        prompt = ConfirmDelete(interaction, row.sheet.name, confirmed, timeout=self.confirm_seconds)
         await interaction.response.send_message(
             f"Delete **{escape(row.sheet.name)}** for good? Its history stays in the log.",
-            view=view,
+            view=self.bot.prompts.ask(prompt),  # type: ignore[attr-defined]
             ephemeral=True,
             allowed_mentions=NO_PINGS,
         )

@@ -5,13 +5,19 @@ another player, the GM (Manage Server or the GM role) and a member of another gu
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
+import logging
+import re
 
 import pytest
 from sqlalchemy import select
 
 from bot.db.tables import events
+from bot.errors import SOMETHING_WENT_WRONG
 from bot.offline import Attachment
+from bot.prompts import EXPIRED_TEXT
+from bot.services import sheet as sheet_service
 from bot.services.sheet import EXPORT_FORMAT, MAX_IMPORT_BYTES
 from tests.discord._table_helpers import public, refused
 
@@ -285,14 +291,29 @@ async def test_set_refusals_change_nothing(harness):
 # --- delete, with its confirmation button --------------------------------------------------
 
 
+def button(message, action: str) -> str:
+    """The custom id of the prompt's `action` button: `delete:<action>:<nonce>`."""
+    [custom_id] = [i for i in message.custom_ids() if i.startswith(f"delete:{action}:")]
+    return custom_id
+
+
+def expired(result) -> None:
+    """The answer to a button that no longer acts: private, and says what to do."""
+    assert [m.kind for m in result.messages] == ["reply"], result.text()
+    assert result.ephemeral and result.reply.content == EXPIRED_TEXT
+    assert result.reply.components == []
+
+
 async def test_delete_asks_then_deletes_on_confirm(harness):
     await harness.add_character("Roryn")
     asked = await harness.run(harness.owner, "character delete", character="Roryn")
     assert asked.ephemeral and "Delete **Roryn**" in asked.reply.content
-    assert asked.reply.custom_ids() == ["delete:confirm", "delete:cancel"]
+    confirm, cancel = asked.reply.custom_ids()
+    assert re.fullmatch(r"delete:confirm:[0-9a-f]{16}", confirm)
+    assert cancel == confirm.replace(":confirm:", ":cancel:")  # one nonce per prompt
     assert await names(harness) == ["Roryn"]  # asking changes nothing
 
-    done = await harness.click(harness.owner, asked.reply, "delete:confirm")
+    done = await harness.click(harness.owner, asked.reply, confirm)
     update = done.requests[0].payload
     assert update["type"] == 7 and update["data"]["components"] == []
     assert "Deleted **Roryn**" in update["data"]["content"]
@@ -302,26 +323,59 @@ async def test_delete_asks_then_deletes_on_confirm(harness):
     [event] = await logged(harness, "character delete")
     assert event.sheet_before["name"] == "Roryn" and event.sheet_after is None
 
+    # Answered: a second press (a double-click, a stale client) expires and deletes nothing more.
+    expired(await harness.click(harness.owner, asked.reply, confirm))
+    assert len(await logged(harness, "character delete")) == 1
+
+
+async def test_each_question_has_its_own_buttons(harness):
+    await harness.add_character("Roryn")
+    first = await harness.run(harness.owner, "character delete", character="Roryn")
+    second = await harness.run(harness.owner, "character delete", character="Roryn")
+    assert set(first.reply.custom_ids()).isdisjoint(second.reply.custom_ids())
+    await harness.click(harness.owner, first.reply, button(first.reply, "cancel"))
+    # Cancelling the first question leaves the second one open.
+    done = await harness.click(harness.owner, second.reply, button(second.reply, "confirm"))
+    assert "Deleted **Roryn**" in done.reply.content
+    assert await names(harness) == []
+
 
 async def test_delete_cancel_and_other_members_buttons(harness):
     await harness.add_character("Roryn")
     asked = await harness.run(harness.owner, "character delete", character="Roryn")
-    intruder = await harness.click(harness.player, asked.reply, "delete:confirm")
+    intruder = await harness.click(harness.player, asked.reply, button(asked.reply, "confirm"))
     refused(intruder, "Only the member who asked")
     assert await names(harness) == ["Roryn"]
 
-    kept = await harness.click(harness.owner, asked.reply, "delete:cancel")
+    # The refusal left the question open for its asker.
+    kept = await harness.click(harness.owner, asked.reply, button(asked.reply, "cancel"))
     assert "nothing was deleted" in kept.requests[0].payload["data"]["content"]
     assert await names(harness) == ["Roryn"]
-    late = await harness.click(harness.owner, asked.reply, "delete:confirm")
-    assert late.messages == []  # the view is finished: the button no longer acts
-    assert await names(harness) == ["Roryn"]
+
+
+async def test_a_button_after_cancel_has_expired_and_changes_nothing(harness):
+    await harness.add_character("Roryn")
+    asked = await harness.run(harness.owner, "character delete", character="Roryn")
+    confirm = button(asked.reply, "confirm")
+    shown = copy.deepcopy(asked.reply)  # as a client that missed the edit still shows it
+    await harness.click(harness.owner, asked.reply, button(asked.reply, "cancel"))
+    before = await harness.sheet("Roryn")
+    for member in (harness.owner, harness.player):
+        late = await harness.click(member, shown, confirm)
+        expired(late)
+        assert [r.path for r in late.requests] == [
+            "/interactions/{webhook_id}/{webhook_token}/callback"
+        ]
+    assert harness.driver.messages[asked.reply.id].content == "Kept **Roryn**: nothing was deleted."
+    assert await names(harness) == ["Roryn"] and await harness.sheet("Roryn") == before
+    assert await logged(harness, "character delete") == []
 
 
 async def test_delete_times_out_and_keeps_the_character(harness):
     await harness.add_character("Roryn")
     harness.bot.get_cog("SheetCog").confirm_seconds = 0.05
     asked = await harness.run(harness.owner, "character delete", character="Roryn")
+    shown = copy.deepcopy(asked.reply)
     for _ in range(100):
         await asyncio.sleep(0.01)
         if "was kept" in harness.driver.messages[asked.reply.id].content:
@@ -330,13 +384,46 @@ async def test_delete_times_out_and_keeps_the_character(harness):
     assert message.content == "No answer: **Roryn** was kept." and message.components == []
     assert await names(harness) == ["Roryn"]
 
+    # The buttons expired with the question.
+    expired(await harness.click(harness.owner, shown, button(shown, "confirm")))
+    assert await names(harness) == ["Roryn"]
+    assert await logged(harness, "character delete") == []
+
+
+async def test_a_button_from_before_buttons_had_a_nonce_has_expired(harness):
+    await harness.add_character("Roryn")
+    asked = await harness.run(harness.owner, "character delete", character="Roryn")
+    for custom_id in ("delete:confirm", "delete:confirm:0000000000000000", "character:confirm"):
+        expired(await harness.click(harness.owner, asked.reply, custom_id))
+    assert await names(harness) == ["Roryn"]
+    # The question itself is still open.
+    await harness.click(harness.owner, asked.reply, button(asked.reply, "confirm"))
+    assert await names(harness) == []
+
+
+async def test_a_failing_button_is_answered_and_logged(harness, monkeypatch, caplog):
+    await harness.add_character("Roryn")
+    asked = await harness.run(harness.owner, "character delete", character="Roryn")
+
+    async def broken(*_args, **_kwargs):
+        raise ZeroDivisionError("bug")
+
+    monkeypatch.setattr(sheet_service, "delete_character", broken)
+    with caplog.at_level(logging.ERROR, logger="lastgasp.errors"):
+        failed = await harness.click(harness.owner, asked.reply, button(asked.reply, "confirm"))
+    assert failed.ephemeral and failed.reply.content == SOMETHING_WENT_WRONG
+    [record] = [r for r in caplog.records if r.name == "lastgasp.errors"]
+    assert record.getMessage().startswith("button delete:confirm failed (guild ")
+    assert record.exc_info[0] is ZeroDivisionError
+    assert await names(harness) == ["Roryn"]
+
 
 async def test_delete_by_gm_and_refusals(harness):
     await harness.add_character("Roryn")
     refused(await harness.run(harness.player, "character delete", character="Roryn"), "P-4")
     refused(await harness.run(harness.outsider, "character delete", character="Roryn"), NOT_HERE)
     asked = await harness.run(harness.gm, "character delete", character="Roryn")
-    await harness.click(harness.gm, asked.reply, "delete:confirm")
+    await harness.click(harness.gm, asked.reply, button(asked.reply, "confirm"))
     assert await names(harness) == []
     [event] = await logged(harness, "character delete")
     assert event.user_id == harness.gm.user_id
@@ -346,8 +433,9 @@ async def test_delete_confirmed_after_someone_else_deleted_it(harness):
     await harness.add_character("Roryn")
     mine = await harness.run(harness.owner, "character delete", character="Roryn")
     gms = await harness.run(harness.gm, "character delete", character="Roryn")
-    await harness.click(harness.gm, gms.reply, "delete:confirm")
-    refused(await harness.click(harness.owner, mine.reply, "delete:confirm"), "already deleted")
+    await harness.click(harness.gm, gms.reply, button(gms.reply, "confirm"))
+    late = await harness.click(harness.owner, mine.reply, button(mine.reply, "confirm"))
+    refused(late, "already deleted")
     assert len(await logged(harness, "character delete")) == 1
 
 
@@ -380,7 +468,7 @@ async def test_export_round_trips_through_import(harness):
     assert document["sheet"] == original.model_dump(mode="json")
 
     asked = await harness.run(harness.owner, "character delete", character="Roryn")
-    await harness.click(harness.owner, asked.reply, "delete:confirm")
+    await harness.click(harness.owner, asked.reply, button(asked.reply, "confirm"))
     imported = await harness.run(
         harness.owner, "character import", file=Attachment("Roryn.json", data)
     )

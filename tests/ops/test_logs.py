@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import logging
 import re
@@ -11,6 +12,7 @@ from discord import app_commands
 
 from bot.logs import Fields, JsonFormatter
 from bot.offline import interaction_payload
+from bot.prompts import EXPIRED_TEXT
 from rules.outcome import RuleError
 
 FIELDS = ["guild", "channel", "user", "command", "latency_ms", "outcome"]
@@ -97,6 +99,31 @@ async def test_autocomplete_is_not_a_command_line(driver, caplog):
     caplog.set_level(logging.INFO, logger="lastgasp")
     await driver.autocomplete(driver.member(guild, "Bob"), "damage", "character", character="R")
     assert command_lines(caplog) == []
+
+
+async def test_every_click_logs_one_line_ok_refused_or_expired(driver, caplog):
+    guild = driver.add_guild(roles={})
+    gm = driver.member(guild, "Gemma", manage_guild=True)
+    player = driver.member(guild, "Bob")
+    await driver.invoke(gm, "character create", name="Roryn")
+    asked = await driver.invoke(gm, "character delete", character="Roryn")
+    confirm, cancel = asked.reply.custom_ids()
+    shown = copy.deepcopy(asked.reply)
+
+    async def click(member, custom_id):
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger="lastgasp"):
+            result = await driver.click(member, shown, custom_id)
+        [record] = command_lines(caplog)
+        return result, record
+
+    _, refused = await click(player, confirm)  # only the asker may answer
+    assert_line(refused, player, "delete:confirm", "refused")
+    _, ok = await click(gm, cancel)
+    assert_line(ok, gm, "delete:cancel", "ok")
+    late, expired = await click(gm, confirm)  # the nonce is not in the line
+    assert late.reply.content == EXPIRED_TEXT
+    assert_line(expired, gm, "delete:confirm", "expired")
 
 
 def test_json_lines_carry_the_fields_as_keys():

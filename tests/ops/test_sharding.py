@@ -140,6 +140,33 @@ async def test_a_shard_ignores_the_guilds_of_other_shards(tmp_path, caplog):
         await driver.close()
 
 
+async def test_a_click_passes_the_same_shard_guard(tmp_path, caplog):
+    bot = create_bot(
+        f"sqlite+aiosqlite:///{tmp_path / 'a.db'}", ScriptedRandom(), shard_count=2, shard_ids=[1]
+    )
+    driver = OfflineDriver(bot)
+    await driver.start()
+    try:
+        ours = driver.add_guild(guild_on(1, 2))
+        theirs = driver.add_guild(guild_on(0, 2))
+        owner = driver.member(ours, "A")
+        await driver.invoke(owner, "character create", name="Ro")
+        asked = await driver.invoke(owner, "character delete", character="Ro")
+        confirm = next(i for i in asked.reply.custom_ids() if ":confirm:" in i)
+        # The same button, clicked in a guild of shard 0: this process neither answers nor logs.
+        stranger = driver.member(theirs, "B", user_id=owner.user_id)
+        with caplog.at_level(logging.DEBUG, logger="lastgasp"):
+            ignored = await driver.click(stranger, asked.reply, confirm)
+        assert ignored.requests == [] and ignored.messages == []
+        assert f"guild {theirs.id} is shard 0's, not this process's [1]" in caplog.text
+        assert not [r for r in caplog.records if r.name == "lastgasp.commands"]
+        # In its own shard's guild the click is answered (the question was left open).
+        done = await driver.click(owner, asked.reply, confirm)
+        assert "Deleted **Ro**" in done.reply.content
+    finally:
+        await driver.close()
+
+
 # --- two shard processes, one PostgreSQL database ------------------------------------------------
 
 GUILDS = 6
