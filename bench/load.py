@@ -1,10 +1,9 @@
 """The bot under load, end to end: raw INTERACTION_CREATE payloads through the real command
 tree, cogs, services, rules and database, the reply captured at the HTTP seam.
 
-`bot.offline.OfflineDriver` does the Discord side. Its `invoke` waits for every interaction
-task started meanwhile, which mixes up latencies when many run at once, so here each payload
-is fed to discord.py's gateway parser directly and its latency ends when the captured HTTP
-layer sees its answer (a type 4 reply, or the edit that completes a deferred one).
+`bot.offline.OfflineDriver` does the Discord side, keeping no history: each payload is handed
+to discord.py's gateway parser (`driver.send`) and its latency ends when the captured HTTP layer
+sees its answer (`sent.reply`: a type 4 reply, or the edit that completes a deferred one).
 """
 
 from __future__ import annotations
@@ -20,7 +19,7 @@ from bench.stats import Figures, closed_loop
 from bench.world import DOWN_EVERY, PLAYERS, World
 from bot.app import create_bot
 from bot.errors import SOMETHING_WENT_WRONG
-from bot.offline import Member, Message, OfflineDriver, interaction_payload
+from bot.offline import Member, OfflineDriver
 
 # The play commands and their share of the load (of 100).
 MIX: tuple[tuple[str, int], ...] = (
@@ -34,7 +33,6 @@ MIX: tuple[tuple[str, int], ...] = (
 )
 EMOTIONS = ("anger", "fear", "sadness", "guilt")
 ANSWER_TIMEOUT = 30.0
-_INVOKER = "CommandTree-invoker"
 
 
 def mix(world: World, count: int, seed: int) -> list[tuple[int, str, dict]]:
@@ -68,8 +66,7 @@ class BotLoad:
     def __init__(self, url: str, world: World, seed: int) -> None:
         self.world = world
         self.bot = create_bot(url, rng=random.Random(seed))
-        self.driver = OfflineDriver(self.bot)
-        self._waiting: dict[str, asyncio.Future[Message]] = {}
+        self.driver = OfflineDriver(self.bot, keep_history=False)  # a long run keeps nothing
         self._players: list[list[Member]] = []
         self._gms: list[Member] = []
 
@@ -87,26 +84,9 @@ class BotLoad:
             self._gms.append(
                 driver.member(guild, f"GM{g}", user_id=self.world.gm_id(g), manage_guild=True)
             )
-        captured = driver._webhook_request  # the seam every interaction answer passes
-
-        async def watched(route: Any, **kwargs: Any) -> Any:
-            answer = await captured(route, **kwargs)
-            self._answered(str(route.webhook_token))
-            return answer
-
-        driver._webhook_request = watched  # type: ignore[method-assign]
 
     async def close(self) -> None:
         await self.driver.close()
-
-    def _answered(self, token: str) -> None:
-        waiter = self._waiting.get(token)
-        ids = self.driver._by_token.get(token)
-        if waiter is None or waiter.done() or not ids:
-            return
-        message = self.driver.messages[ids[0]]
-        if not message.loading:  # a deferred reply is answered by its edit, not the defer
-            waiter.set_result(message)
 
     # --- the load ------------------------------------------------------------------------------
 
@@ -122,15 +102,8 @@ class BotLoad:
 
     def payloads(self, planned: list[tuple[Member, str, dict]]) -> list[dict]:
         """Built before the clock starts: Discord builds them, not the bot."""
-        driver = self.driver
         return [
-            interaction_payload(
-                member,
-                2,
-                driver._command_data(member, command, options, focused=None),
-                driver.application_id,
-            )
-            for member, command, options in planned
+            self.driver.payload(member, command, **options) for member, command, options in planned
         ]
 
     async def run(self, count: int, concurrency: int, seed: int, label: str) -> Figures:
@@ -141,7 +114,7 @@ class BotLoad:
         by_command: dict[str, list[float]] = {}
         jobs = [self._job(payload, outcome, by_command) for payload in payloads]
         seconds, latencies = await closed_loop(jobs, concurrency)
-        await self._drain()
+        await self.driver.idle(ANSWER_TIMEOUT)  # the tasks still finishing after their answer
         figures = Figures(label, seconds, latencies, outcome["refused"], outcome["errors"])
         figures.by_command = by_command
         return figures
@@ -149,22 +122,19 @@ class BotLoad:
     def _job(
         self, payload: dict, outcome: dict[str, int], by_command: dict[str, list[float]]
     ) -> Callable[[], Awaitable[None]]:
-        parse = self.bot._connection.parsers["INTERACTION_CREATE"]
         latencies = by_command.setdefault(_command_of(payload), [])
 
         async def run() -> None:
             start = time.perf_counter()
-            token = payload["token"]
-            waiter = asyncio.get_running_loop().create_future()
-            self._waiting[token] = waiter
+            sent = self.driver.send(payload)  # what the gateway does with INTERACTION_CREATE
             try:
-                parse(payload)  # what the gateway does with INTERACTION_CREATE
-                message = await asyncio.wait_for(waiter, ANSWER_TIMEOUT)
+                message = await asyncio.wait_for(sent.reply, ANSWER_TIMEOUT)
             except TimeoutError:
                 outcome["errors"] += 1
                 return
-            finally:
-                self._forget(token)
+            if message is None:  # it ended without an answer
+                outcome["errors"] += 1
+                return
             latencies.append(time.perf_counter() - start)
             if message.content == SOMETHING_WENT_WRONG:
                 outcome["errors"] += 1
@@ -172,22 +142,6 @@ class BotLoad:
                 outcome["refused"] += 1
 
         return run
-
-    def _forget(self, token: str) -> None:
-        # The driver keeps every message for the tests; a long run must not.
-        self._waiting.pop(token, None)
-        for message_id in self.driver._by_token.pop(token, []):
-            self.driver.messages.pop(message_id, None)
-        self.driver.requests.clear()
-
-    async def _drain(self) -> None:
-        """Let the interaction tasks still finishing after their answer end."""
-        deadline = time.monotonic() + ANSWER_TIMEOUT
-        while time.monotonic() < deadline:
-            tasks = [t for t in asyncio.all_tasks() if t.get_name().startswith(_INVOKER)]
-            if not tasks:
-                return
-            await asyncio.wait(tasks, timeout=1)
 
 
 def _command_of(payload: dict) -> str:

@@ -33,6 +33,9 @@ Running things:
     await harness.complete(member, "damage", "character", character="Ro")  -> list of choices
     await harness.click(member, result.reply, custom_id)                  press a button
     await harness.dm(user_id, "damage", amount=1)                          from a direct message
+    payloads Discord's client would not send: harness.driver.payload(member, "damage",
+        amount=offline.Raw("three")), or interaction_payload(...) for a hand-made `data`; then
+        harness.validated(await harness.driver.feed(payload)) (see bot/offline/__init__.py)
 
 Checks (module functions here): assert_refused(result, *fragments) -> the ephemeral text, no
 embed; assert_no_pings(request) runs on every body. Fixture strict_spec_validator: the validator,
@@ -211,29 +214,27 @@ class Harness:
 
     # interactions, every body validated against the spec
 
-    def _validated(self, result: Result) -> Result:
+    def validated(self, result: Result) -> Result:
         for request in result.requests:
             self.validator.check(request)
             assert_no_pings(request)
         return result
 
     async def run(self, member: Member, command: str, /, **options: Any) -> Result:
-        return self._validated(await self.driver.invoke(member, command, **options))
+        return self.validated(await self.driver.invoke(member, command, **options))
 
     async def complete(
         self, member: Member, command: str, focused: str, /, **options: Any
     ) -> list[dict]:
-        result = self._validated(
-            await self.driver.autocomplete(member, command, focused, **options)
-        )
+        result = self.validated(await self.driver.autocomplete(member, command, focused, **options))
         assert result.choices is not None, f"no autocomplete answer: {result.requests!r}"
         return result.choices
 
     async def click(self, member: Member, message: Any, custom_id: str) -> Result:
-        return self._validated(await self.driver.click(member, message, custom_id))
+        return self.validated(await self.driver.click(member, message, custom_id))
 
     async def dm(self, user_id: int, command: str, /, **options: Any) -> Result:
-        return self._validated(await self.driver.dm(user_id, command, **options))
+        return self.validated(await self.driver.dm(user_id, command, **options))
 
     # state, straight through the database
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 
 import discord
 import pytest
 from discord import app_commands
+from discord.webhook import async_ as webhook_async
 
 from bot.errors import NOT_IN_A_SERVER, SOMETHING_WENT_WRONG
 from bot.services import play
@@ -85,7 +87,7 @@ async def test_a_command_discord_knows_but_the_bot_does_not(harness):
         "options": [],
         "guild_id": str(payload_member.guild.id),
     }
-    result = await harness.driver._feed(
+    result = await harness.driver.feed(
         interaction_payload(payload_member, 2, data, harness.driver.application_id)
     )
     assert_refused(result, "out of date")
@@ -147,7 +149,7 @@ def raw_command(harness, member, name, options, kind=2):
     data = {"id": "1", "name": name, "type": 1, "options": options}
     data["guild_id"] = str(member.guild.id)
     payload = interaction_payload(member, kind, data, harness.driver.application_id)
-    return harness.driver._feed(payload)
+    return harness.driver.feed(payload)
 
 
 @pytest.mark.parametrize(
@@ -175,7 +177,7 @@ def raw_command(harness, member, name, options, kind=2):
 async def test_wrongly_typed_options_are_refused(harness, caplog, options, message):
     before = await harness.add_character("Roryn")
     with caplog.at_level(logging.ERROR):
-        result = harness._validated(await raw_command(harness, harness.owner, "damage", options))
+        result = harness.validated(await raw_command(harness, harness.owner, "damage", options))
     assert_refused(result, message)
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
     assert await harness.sheet("Roryn") == before
@@ -197,23 +199,47 @@ async def test_autocomplete_without_a_focused_option_answers_no_choices(harness,
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
 
 
+class DiscordDown:
+    """The response a discord.HTTPException carries: a 500."""
+
+    status = 500
+    reason = "Internal Server Error"
+
+
+@contextlib.contextmanager
+def webhook_seam(request):
+    """`request(route, **kwargs)` answers discord.py's webhook adapter for the block, in front
+    of the driver's seam (which it may call: `driver.handle_webhook`)."""
+    patched = webhook_async.AsyncWebhookAdapter.request  # the driver's, restored after
+
+    async def seam(adapter, route, session, **kwargs):
+        return await request(route, **kwargs)
+
+    webhook_async.AsyncWebhookAdapter.request = seam
+    try:
+        yield
+    finally:
+        webhook_async.AsyncWebhookAdapter.request = patched
+
+
 async def test_a_reply_discord_refuses_is_not_denied_as_a_change(harness, caplog):
     """The change is committed before the reply: the user must not be told nothing changed."""
     from bot.errors import REPLY_FAILED
-    from bot.offline import _FakeResponse
 
     await harness.add_character("Roryn")
-    deliver = harness.driver._callback
     calls = []
 
-    def refuse_once(*args):
-        calls.append(args)
-        if len(calls) == 1:
-            raise discord.HTTPException(_FakeResponse(500), "Discord is down")
-        return deliver(*args)
+    async def refuse_first_callback(route, **kwargs):
+        if route.path.endswith("/callback"):
+            calls.append(route)
+            if len(calls) == 1:
+                raise discord.HTTPException(DiscordDown(), "Discord is down")
+        return await harness.driver.handle_webhook(route, **kwargs)
 
-    harness.driver._callback = refuse_once
-    with caplog.at_level(logging.WARNING, logger="lastgasp.errors"):
+    with (
+        caplog.at_level(logging.WARNING, logger="lastgasp.errors"),
+        webhook_seam(refuse_first_callback),
+    ):
         result = await harness.run(harness.owner, "damage", character="Roryn", amount=3)
     assert_refused(result, REPLY_FAILED)
     assert (await harness.sheet("Roryn")).vit == 7  # committed once

@@ -84,10 +84,10 @@ async def test_refusals_at_the_door_are_logged_too(driver, caplog):
         "guild_id": str(guild.id),
     }
     caplog.set_level(logging.INFO, logger="lastgasp")
-    await driver._feed(interaction_payload(player, 2, data, driver.application_id))
+    await driver.feed(interaction_payload(player, 2, data, driver.application_id))
     # A command Discord knows but this bot does not (raised before a command is found).
     unknown = {**data, "name": "gone", "options": []}
-    result = await driver._feed(interaction_payload(player, 2, unknown, driver.application_id))
+    result = await driver.feed(interaction_payload(player, 2, unknown, driver.application_id))
     assert "out of date" in result.reply.content
     first, second = command_lines(caplog)
     assert_line(first, player, "damage", "refused")

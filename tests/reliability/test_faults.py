@@ -81,7 +81,7 @@ class FlakyDiscord:
             self.acknowledged.add(token)
         if callback and token in self.acknowledged:
             return FakeResponse(400, ACKNOWLEDGED)
-        delivered = await self.driver._webhook_request(
+        delivered = await self.driver.handle_webhook(
             route,
             payload=kwargs.get("payload"),
             multipart=kwargs.get("multipart"),

@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from bot.errors import SOMETHING_WENT_WRONG
-from bot.offline import Attachment, Member, Result, interaction_payload
+from bot.offline import Attachment, Member, Raw, Result, interaction_payload
 from tests.discord.conftest import assert_no_pings
 from tests.reliability.conftest import (
     PG_SERVER,
@@ -153,12 +153,10 @@ def payloads(
     members: list[Member],
 ) -> dict:
     """One INTERACTION_CREATE of type 2 (or 4, autocomplete) with fuzzed options."""
-    driver = harness.driver
     command = draw(st.sampled_from(commands))
     member = draw(st.sampled_from(members))
     clean = draw(st.booleans())  # half the payloads are ones a Discord client could send
-    options: list[dict] = []
-    resolved: dict[str, dict] = {}
+    options: dict[str, Any] = {}
     focused = None
     autocompleted = [p for p in command.parameters if p.autocomplete]
     if autocompleted and draw(st.integers(0, 9)) == 0:
@@ -171,30 +169,22 @@ def payloads(
             continue  # a required option missing: Discord would not, a stale client might
         name = param.display_name
         if name == focused:
-            options.append({"name": name, "type": 3, "value": draw(texts(param)), "focused": True})
+            options[name] = draw(texts(param))  # what has been typed so far
             continue
         if not clean and draw(st.integers(0, 3)) == 0:  # a value of another type
-            options.append({"name": name, "type": param.type.value, "value": draw(WRONG)})
+            options[name] = Raw(draw(WRONG))
             continue
-        value = (clean_value if clean else valid_value)(draw, param, members)
-        options.append(driver._option(member, name, param.type, value, resolved, False))
-    if not clean and draw(st.integers(0, 7)) == 0:
-        options.append({"name": draw(st.text(max_size=8)), "type": 3, "value": "x"})
-    names = command.qualified_name.split()
+        options[name] = (clean_value if clean else valid_value)(draw, param, members)
+    payload = harness.driver.payload(member, command.qualified_name, focused=focused, **options)
+    # The (sub)command's own entry: data itself, or its innermost subcommand.
+    own = payload["data"]
+    for _ in command.qualified_name.split()[1:]:
+        own = own["options"][0]
+    if not clean and draw(st.integers(0, 7)) == 0:  # an option the command does not have
+        own["options"].append({"name": draw(st.text(max_size=8)), "type": 3, "value": "x"})
     if not clean and draw(st.integers(0, 12)) == 0:  # an unknown command or subcommand
-        names[-1] = draw(st.sampled_from(["frobnicate", "", "DAMAGE", "character", "x" * 40]))
-    for sub in reversed(names[1:]):
-        options = [{"name": sub, "type": 1, "options": options}]
-    data: dict[str, Any] = {
-        "id": str(driver._command_id(names[0])),
-        "name": names[0],
-        "type": 1,
-        "options": options,
-        "guild_id": str(member.guild.id),
-    }
-    if resolved:
-        data["resolved"] = resolved
-    return interaction_payload(member, 4 if focused else 2, data, driver.application_id)
+        own["name"] = draw(st.sampled_from(["frobnicate", "", "DAMAGE", "character", "x" * 40]))
+    return payload
 
 
 COMMAND_LOG = "lastgasp.commands"  # bot/logs.py: one line per command, with its outcome
@@ -227,7 +217,7 @@ def is_refusal(result: Result) -> bool:
 
 async def check(harness: Any, payload: dict, logged: Captured, loop_errors: list) -> None:
     before = await snapshot(harness.db)
-    result = await harness.driver._feed(payload)
+    result = await harness.driver.feed(payload)
     check_bodies(harness.validator, result.requests)
     what = f"{payload['data']['name']} {payload['data'].get('options')!r:.300}"
     after = await snapshot(harness.db)
@@ -337,7 +327,7 @@ async def test_a_wrongly_typed_amount_is_refused_and_changes_nothing(harness, ca
     }
     payload = interaction_payload(harness.owner, 2, data, harness.driver.application_id)
     with caplog.at_level(logging.ERROR):
-        result = await harness.driver._feed(payload)
+        result = await harness.driver.feed(payload)
     assert is_refusal(result)
     assert result.reply.content != SOMETHING_WENT_WRONG
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
