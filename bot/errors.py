@@ -12,6 +12,7 @@ import discord
 from discord import app_commands
 
 from bot.logs import component_name, log_command
+from bot.options import bad_option, leaf_options
 from bot.shards import served
 from rules.outcome import RuleError
 
@@ -158,69 +159,5 @@ def _subject(interaction: discord.Interaction) -> tuple[str, str]:
     return "command", "/" + (interaction.command.qualified_name if interaction.command else "?")
 
 
-def _leaf_options(interaction: discord.Interaction) -> list[dict]:
-    data = interaction.data or {}
-    options = data.get("options") or []
-    # Subcommands nest their options one or two levels down.
-    while options and isinstance(options[0], dict) and options[0].get("type") in (1, 2):
-        options = options[0].get("options") or []
-    return [o for o in options if isinstance(o, dict)]
-
-
 def _options(interaction: discord.Interaction) -> dict:
-    return {o.get("name"): o.get("value") for o in _leaf_options(interaction)}
-
-
-MAX_SAFE_INTEGER = 2**53  # Discord's integer options lie within ±2^53
-_OptionType = discord.AppCommandOptionType
-_SNOWFLAKE_TYPES = (
-    _OptionType.user,
-    _OptionType.channel,
-    _OptionType.role,
-    _OptionType.mentionable,
-    _OptionType.attachment,
-)
-
-
-def bad_option(interaction: discord.Interaction) -> str | None:
-    """What is wrong with an option value whose JSON type is not the declared one.
-
-    Discord's client never sends such a value, and discord.py passes option values on unchecked:
-    refusing here keeps the commands from meeting a bool where a name should be.
-    """
-    command = interaction.command
-    if not isinstance(command, app_commands.Command):
-        return None
-    declared = {p.display_name: p.type for p in command.parameters}
-    autocomplete = interaction.type is discord.InteractionType.autocomplete
-    for option in _leaf_options(interaction):
-        name, value = option.get("name"), option.get("value")
-        kind = declared.get(name)  # type: ignore[arg-type]
-        if kind is None or (autocomplete and option.get("focused")):
-            continue  # an option the bot does not know is ignored; a typed partial is free text
-        problem = _wrong_value(kind, value)
-        if problem:
-            return f"`{name}` {problem} Check the option and retry."
-    return None
-
-
-def _wrong_value(kind: discord.AppCommandOptionType, value: object) -> str | None:
-    if kind is _OptionType.string:
-        if not isinstance(value, str):
-            return "must be text."
-        if "\x00" in value:
-            return "contains a character that cannot be stored (NUL)."
-    elif kind is _OptionType.integer:
-        if isinstance(value, bool) or not isinstance(value, int):
-            return "must be a whole number."
-        if abs(value) > MAX_SAFE_INTEGER:
-            return "is too large."
-    elif kind is _OptionType.number:
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            return "must be a number."
-    elif kind is _OptionType.boolean:
-        if not isinstance(value, bool):
-            return "must be true or false."
-    elif kind in _SNOWFLAKE_TYPES and not (isinstance(value, str) and value.isdigit()):
-        return "must be picked from Discord's list."
-    return None
+    return {o.get("name"): o.get("value") for o in leaf_options(interaction)}

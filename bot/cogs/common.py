@@ -1,4 +1,4 @@
-"""What every cog needs: who is calling, its options re-checked, how to reply (never pinging),
+"""What every cog needs: who is calling, how to reply (never pinging),
 character autocomplete."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any
 
 import discord
-from discord import AppCommandOptionType, app_commands
+from discord import app_commands
 
-from bot.errors import MAX_SAFE_INTEGER, NOT_IN_A_SERVER
+from bot.errors import NOT_IN_A_SERVER
 from bot.render.common import CHOICE_NAME_LIMIT, CHOICES_LIMIT, truncate
 from bot.render.outcome import outcome_embed
 from bot.services.context import Caller
@@ -18,7 +18,6 @@ from rules.models import MAX_NAME, State
 from rules.outcome import Outcome, RuleError
 
 NO_PINGS = discord.AllowedMentions.none()
-MAX_STRING = 6000  # Discord's longest string option
 
 # `character` holds a name: declared with a name's length, so that no refusal can quote more.
 CharacterName = app_commands.Range[str, 1, MAX_NAME]
@@ -40,48 +39,6 @@ def caller_of(interaction: discord.Interaction) -> Caller:
         manage_guild=interaction.permissions.manage_guild or interaction.permissions.administrator,
         role_ids=frozenset(role.id for role in member.roles if not role.is_default()),
     )
-
-
-def check_declared(interaction: discord.Interaction) -> None:
-    """Discord's client enforces the ranges, lengths and choices each option declares, but
-    discord.py does not check them again: check them here, from that same declaration.
-    Every command with such options calls this first, before it reads them."""
-    command = interaction.command
-    if not isinstance(command, app_commands.Command):
-        return
-    for param in command.parameters:
-        name = param.display_name
-        value = getattr(interaction.namespace, name, None)
-        if value is None:
-            continue
-        if param.choices:
-            _check_choice(value, [choice.value for choice in param.choices], name)
-        if param.type is AppCommandOptionType.string:
-            _check_length(value, param.min_value, param.max_value, name)
-        elif param.type is AppCommandOptionType.integer:
-            _check_range(value, param.min_value, param.max_value, name)
-
-
-def _check_choice(value: object, allowed: Sequence[Any], option: str) -> None:
-    if value not in allowed:
-        raise RuleError(f"`{option}` must be one of {', '.join(map(str, allowed))}.")
-
-
-def _check_length(value: str, low: float | None, high: float | None, option: str) -> None:
-    high = int(high or MAX_STRING)
-    if len(value) > high:
-        raise RuleError(f"`{option}` takes at most {high} characters. Shorten it and retry.")
-    if low and len(value) < low:
-        raise RuleError(f"`{option}` takes at least {low} characters.")
-
-
-def _check_range(value: int, low: float | None, high: float | None, option: str) -> None:
-    low = -MAX_SAFE_INTEGER if low is None else int(low)
-    high = MAX_SAFE_INTEGER if high is None else int(high)
-    if not low <= value <= high:
-        raise RuleError(
-            f"`{option}` must be between {low} and {high}. Enter a value in that range."
-        )
 
 
 async def reply(

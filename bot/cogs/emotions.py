@@ -9,7 +9,6 @@ from discord.ext import commands
 from bot.cogs.common import (
     PLAY_CHARACTER,
     character_autocomplete,
-    check_declared,
     choices_of,
     run_play,
 )
@@ -39,7 +38,6 @@ class Emotions(commands.Cog):
         stages: app_commands.Range[int, 1, MAX_STAGES] = 1,
         character: str | None = None,
     ) -> None:
-        check_declared(interaction)
         await run_play(
             interaction, play.emotion, emotion=Emotion(emotion), stages=stages, character=character
         )
@@ -62,7 +60,6 @@ class Emotions(commands.Cog):
         emotion: str | None = None,
         character: str | None = None,
     ) -> None:
-        check_declared(interaction)
         await run_play(
             interaction,
             play.relief,
@@ -92,7 +89,6 @@ class Emotions(commands.Cog):
         pressure: app_commands.Range[int, 1, MAX_PRESSURE],
         roll: int | None = None,
     ) -> None:
-        check_declared(interaction)
         await run_play(
             interaction,
             play.breakdown,

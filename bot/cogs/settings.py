@@ -13,7 +13,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs.common import caller_of, check_declared, reply
+from bot.cogs.common import caller_of, reply
 from bot.render.table import settings_changed, settings_embed
 from bot.services import settings as service
 
@@ -55,7 +55,6 @@ class SettingsCog(commands.GroupCog, group_name="settings", group_description="S
         reaction_die: app_commands.Range[str, 1, EXPRESSION_LIMIT] | None = None,
         emotion_threshold: app_commands.Range[int, 1, 20] | None = None,
     ) -> None:
-        check_declared(interaction)
         clear_role = gm_role is not None and gm_role.is_default()
         changes = {
             "gm_role_id": None if gm_role is None or clear_role else gm_role.id,

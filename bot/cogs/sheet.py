@@ -29,7 +29,6 @@ from bot.cogs.common import (
     CharacterName,
     caller_of,
     character_autocomplete,
-    check_declared,
     reply,
     send_outcome,
 )
@@ -160,7 +159,6 @@ class SheetCog(commands.GroupCog, group_name="character", group_description="Cha
         threshold: app_commands.Range[int, 1, 20] | None = None,
         owner: discord.Member | None = None,
     ) -> None:
-        check_declared(interaction)
         row = await service.create_character(
             self.db,
             caller_of(interaction),
@@ -188,7 +186,6 @@ class SheetCog(commands.GroupCog, group_name="character", group_description="Cha
         character: CharacterName | None = None,
         public: bool = False,
     ) -> None:
-        check_declared(interaction)
         row = await service.show_character(self.db, caller_of(interaction), character)
         await reply(interaction, embeds=[sheet_embed(row.sheet)], ephemeral=not public)
 
@@ -201,7 +198,6 @@ class SheetCog(commands.GroupCog, group_name="character", group_description="Cha
     @app_commands.describe(character=f"{CHARACTER}: one of yours (the GM may pick any)")
     @app_commands.autocomplete(character=character_autocomplete)
     async def select(self, interaction: discord.Interaction, character: CharacterName) -> None:
-        check_declared(interaction)
         row = await service.select_character(self.db, caller_of(interaction), character)
         text = (
             f"{escape(row.sheet.name)} is now your active character: commands without "
@@ -227,7 +223,6 @@ class SheetCog(commands.GroupCog, group_name="character", group_description="Cha
         insight: Ability | None = None,
         threshold: app_commands.Range[int, 1, 20] | None = None,
     ) -> None:
-        check_declared(interaction)
         outcome = await service.edit_character(
             self.db,
             caller_of(interaction),
@@ -270,7 +265,6 @@ class SheetCog(commands.GroupCog, group_name="character", group_description="Cha
         guilt: app_commands.Range[int, 0, 20] | None = None,
         con_wounds: app_commands.Range[int, 0, 3] | None = None,
     ) -> None:
-        check_declared(interaction)
         outcome = await service.set_character(
             self.db,
             caller_of(interaction),
@@ -291,7 +285,6 @@ class SheetCog(commands.GroupCog, group_name="character", group_description="Cha
     @app_commands.describe(character=CHARACTER)
     @app_commands.autocomplete(character=character_autocomplete)
     async def delete(self, interaction: discord.Interaction, character: CharacterName) -> None:
-        check_declared(interaction)
         caller = caller_of(interaction)
         row = await service.check_delete(self.db, caller, character)
 
@@ -315,7 +308,6 @@ class SheetCog(commands.GroupCog, group_name="character", group_description="Cha
     @app_commands.describe(character=CHARACTER)
     @app_commands.autocomplete(character=character_autocomplete)
     async def revive(self, interaction: discord.Interaction, character: CharacterName) -> None:
-        check_declared(interaction)
         outcome = await service.revive_character(
             self.db, caller_of(interaction), self.rng, character
         )
@@ -325,7 +317,6 @@ class SheetCog(commands.GroupCog, group_name="character", group_description="Cha
     @app_commands.describe(character=CHARACTER)
     @app_commands.autocomplete(character=character_autocomplete)
     async def export(self, interaction: discord.Interaction, character: CharacterName) -> None:
-        check_declared(interaction)
         sheet, data = await service.export_character(self.db, caller_of(interaction), character)
         await interaction.response.send_message(
             f"**{escape(sheet.name)}**'s sheet. Bring it back with /character import.",

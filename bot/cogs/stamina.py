@@ -6,7 +6,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs.common import PLAY_CHARACTER, character_autocomplete, check_declared, run_play
+from bot.cogs.common import PLAY_CHARACTER, character_autocomplete, run_play
 from bot.services import play
 
 MAX_SPEND = 20  # S-6, S-7 (COMMANDS.md)
@@ -19,7 +19,6 @@ class Stamina(commands.Cog):
     @app_commands.describe(character=PLAY_CHARACTER)
     @app_commands.autocomplete(character=character_autocomplete)
     async def turn(self, interaction: discord.Interaction, character: str | None = None) -> None:
-        check_declared(interaction)
         await run_play(interaction, play.turn, character=character)
 
     @app_commands.command(
@@ -29,7 +28,6 @@ class Stamina(commands.Cog):
     @app_commands.describe(character=PLAY_CHARACTER)
     @app_commands.autocomplete(character=character_autocomplete)
     async def early(self, interaction: discord.Interaction, character: str | None = None) -> None:
-        check_declared(interaction)
         await run_play(interaction, play.early, character=character)
 
     @app_commands.command(name="react", description="Take a reaction at its rising cost (S-5)")
@@ -42,7 +40,6 @@ class Stamina(commands.Cog):
         character: str | None = None,
         what: app_commands.Range[str, 1, MAX_TEXT] | None = None,
     ) -> None:
-        check_declared(interaction)
         await run_play(interaction, play.react, character=character, what=what)
 
     @app_commands.command(
@@ -66,7 +63,6 @@ class Stamina(commands.Cog):
         target: int | None = None,
         what: app_commands.Range[str, 1, MAX_TEXT] | None = None,
     ) -> None:
-        check_declared(interaction)
         await run_play(
             interaction,
             play.push,
@@ -94,7 +90,6 @@ class Stamina(commands.Cog):
         reason: app_commands.Range[str, 1, MAX_TEXT],
         character: str | None = None,
     ) -> None:
-        check_declared(interaction)
         await run_play(interaction, play.spend, amount=amount, reason=reason, character=character)
 
 

@@ -22,7 +22,6 @@ from bot.cogs.common import (
     CharacterName,
     caller_of,
     character_autocomplete,
-    check_declared,
     reply,
     send_outcome,
 )
@@ -72,7 +71,6 @@ class TableCog(commands.Cog, name="Table"):
     @app_commands.describe(character=CHARACTER)
     @app_commands.autocomplete(character=character_autocomplete)
     async def combat_add(self, interaction: discord.Interaction, character: CharacterName) -> None:
-        check_declared(interaction)
         fight, row = await service.join_combat(self.db, caller_of(interaction), character)
         await reply(interaction, embeds=[render.combat_joined(fight, row.sheet, joined=True)])
 
@@ -82,7 +80,6 @@ class TableCog(commands.Cog, name="Table"):
     async def combat_remove(
         self, interaction: discord.Interaction, character: CharacterName
     ) -> None:
-        check_declared(interaction)
         fight, row = await service.leave_combat(self.db, caller_of(interaction), character)
         await reply(interaction, embeds=[render.combat_joined(fight, row.sheet, joined=False)])
 
@@ -117,7 +114,6 @@ class TableCog(commands.Cog, name="Table"):
         character: CharacterName | None = None,
         everyone: bool = False,
     ) -> None:
-        check_declared(interaction)
         outcomes = await service.rest(
             self.db, caller_of(interaction), self.rng, RestKind(kind), character, everyone=everyone
         )
@@ -134,7 +130,6 @@ class TableCog(commands.Cog, name="Table"):
     async def wound(
         self, interaction: discord.Interaction, character: CharacterName, recover: bool = False
     ) -> None:
-        check_declared(interaction)
         outcome = await service.wound(
             self.db, caller_of(interaction), self.rng, character, recover=recover
         )
@@ -146,7 +141,6 @@ class TableCog(commands.Cog, name="Table"):
     async def quest_complete(
         self, interaction: discord.Interaction, character: CharacterName
     ) -> None:
-        check_declared(interaction)
         outcome = await service.complete_quest(self.db, caller_of(interaction), self.rng, character)
         await send_outcome(interaction, outcome)
 
@@ -164,7 +158,6 @@ class TableCog(commands.Cog, name="Table"):
         character: CharacterName | None = None,
         limit: app_commands.Range[int, 1, 25] = HISTORY_DEFAULT,
     ) -> None:
-        check_declared(interaction)
         row, events = await service.history(self.db, caller_of(interaction), character, limit)
         await reply(interaction, embeds=[render.history(row.sheet, events)], ephemeral=True)
 
@@ -173,7 +166,6 @@ class TableCog(commands.Cog, name="Table"):
     @app_commands.describe(character=CHARACTER)
     @app_commands.autocomplete(character=character_autocomplete)
     async def undo(self, interaction: discord.Interaction, character: CharacterName) -> None:
-        check_declared(interaction)
         outcome = await service.undo(self.db, caller_of(interaction), character)
         await send_outcome(interaction, outcome)
 

@@ -10,7 +10,6 @@ from bot.cogs.common import (
     PLAY_CHARACTER,
     caller_of,
     character_autocomplete,
-    check_declared,
     reply,
     run_play,
     services,
@@ -32,7 +31,6 @@ class Vitality(commands.Cog):
         amount: app_commands.Range[int, 1, MAX_AMOUNT],
         character: str | None = None,
     ) -> None:
-        check_declared(interaction)
         await run_play(interaction, play.damage, amount=amount, character=character)
 
     @app_commands.command(name="heal", description="Magic healing (H-2)")
@@ -45,7 +43,6 @@ class Vitality(commands.Cog):
         amount: app_commands.Range[int, 1, MAX_AMOUNT],
         character: str | None = None,
     ) -> None:
-        check_declared(interaction)
         await run_play(interaction, play.heal, amount=amount, character=character)
 
     @app_commands.command(
@@ -63,7 +60,6 @@ class Vitality(commands.Cog):
         character: str | None = None,
         faces: app_commands.Range[str, 1, 100] | None = None,
     ) -> None:
-        check_declared(interaction)
         await run_play(interaction, play.recover, character=character, faces=faces)
 
     @app_commands.command(
@@ -85,7 +81,6 @@ class Vitality(commands.Cog):
         roll: app_commands.Range[str, 1, 100] | None = None,
         target: int | None = None,
     ) -> None:
-        check_declared(interaction)
         await run_play(
             interaction, play.aid, character=character, success=success, roll=roll, target=target
         )
@@ -97,7 +92,6 @@ class Vitality(commands.Cog):
     @app_commands.describe(character=PLAY_CHARACTER)
     @app_commands.autocomplete(character=character_autocomplete)
     async def odds(self, interaction: discord.Interaction, character: str | None = None) -> None:
-        check_declared(interaction)
         db, _ = services(interaction)
         odds = await play.recovery_odds(db, caller_of(interaction), character=character)
         await reply(interaction, embeds=[odds_embed(odds)])
