@@ -8,6 +8,7 @@ from discord.ext import commands
 
 from bot.cogs.common import (
     PLAY_CHARACTER,
+    CharacterName,
     character_autocomplete,
     choices_of,
     run_play,
@@ -36,7 +37,7 @@ class Emotions(commands.Cog):
         interaction: discord.Interaction,
         emotion: str,
         stages: app_commands.Range[int, 1, MAX_STAGES] = 1,
-        character: str | None = None,
+        character: CharacterName | None = None,
     ) -> None:
         await run_play(
             interaction, play.emotion, emotion=Emotion(emotion), stages=stages, character=character
@@ -58,7 +59,7 @@ class Emotions(commands.Cog):
         interaction: discord.Interaction,
         method: str,
         emotion: str | None = None,
-        character: str | None = None,
+        character: CharacterName | None = None,
     ) -> None:
         await run_play(
             interaction,
@@ -84,7 +85,7 @@ class Emotions(commands.Cog):
     async def breakdown(
         self,
         interaction: discord.Interaction,
-        character: str,
+        character: CharacterName,
         emotion: str,
         pressure: app_commands.Range[int, 1, MAX_PRESSURE],
         roll: int | None = None,

@@ -6,7 +6,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs.common import PLAY_CHARACTER, character_autocomplete, run_play
+from bot.cogs.common import PLAY_CHARACTER, CharacterName, character_autocomplete, run_play
 from bot.services import play
 
 MAX_SPEND = 20  # S-6, S-7 (COMMANDS.md)
@@ -18,7 +18,9 @@ class Stamina(commands.Cog):
     @app_commands.guild_only()
     @app_commands.describe(character=PLAY_CHARACTER)
     @app_commands.autocomplete(character=character_autocomplete)
-    async def turn(self, interaction: discord.Interaction, character: str | None = None) -> None:
+    async def turn(
+        self, interaction: discord.Interaction, character: CharacterName | None = None
+    ) -> None:
         await run_play(interaction, play.turn, character=character)
 
     @app_commands.command(
@@ -27,7 +29,9 @@ class Stamina(commands.Cog):
     @app_commands.guild_only()
     @app_commands.describe(character=PLAY_CHARACTER)
     @app_commands.autocomplete(character=character_autocomplete)
-    async def early(self, interaction: discord.Interaction, character: str | None = None) -> None:
+    async def early(
+        self, interaction: discord.Interaction, character: CharacterName | None = None
+    ) -> None:
         await run_play(interaction, play.early, character=character)
 
     @app_commands.command(name="react", description="Take a reaction at its rising cost (S-5)")
@@ -37,7 +41,7 @@ class Stamina(commands.Cog):
     async def react(
         self,
         interaction: discord.Interaction,
-        character: str | None = None,
+        character: CharacterName | None = None,
         what: app_commands.Range[str, 1, MAX_TEXT] | None = None,
     ) -> None:
         await run_play(interaction, play.react, character=character, what=what)
@@ -58,7 +62,7 @@ class Stamina(commands.Cog):
         self,
         interaction: discord.Interaction,
         amount: app_commands.Range[int, 1, MAX_SPEND],
-        character: str | None = None,
+        character: CharacterName | None = None,
         roll: app_commands.Range[str, 1, 100] | None = None,
         target: int | None = None,
         what: app_commands.Range[str, 1, MAX_TEXT] | None = None,
@@ -88,7 +92,7 @@ class Stamina(commands.Cog):
         interaction: discord.Interaction,
         amount: app_commands.Range[int, 1, MAX_SPEND],
         reason: app_commands.Range[str, 1, MAX_TEXT],
-        character: str | None = None,
+        character: CharacterName | None = None,
     ) -> None:
         await run_play(interaction, play.spend, amount=amount, reason=reason, character=character)
 

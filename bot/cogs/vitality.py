@@ -8,6 +8,7 @@ from discord.ext import commands
 
 from bot.cogs.common import (
     PLAY_CHARACTER,
+    CharacterName,
     caller_of,
     character_autocomplete,
     reply,
@@ -29,7 +30,7 @@ class Vitality(commands.Cog):
         self,
         interaction: discord.Interaction,
         amount: app_commands.Range[int, 1, MAX_AMOUNT],
-        character: str | None = None,
+        character: CharacterName | None = None,
     ) -> None:
         await run_play(interaction, play.damage, amount=amount, character=character)
 
@@ -41,7 +42,7 @@ class Vitality(commands.Cog):
         self,
         interaction: discord.Interaction,
         amount: app_commands.Range[int, 1, MAX_AMOUNT],
-        character: str | None = None,
+        character: CharacterName | None = None,
     ) -> None:
         await run_play(interaction, play.heal, amount=amount, character=character)
 
@@ -57,7 +58,7 @@ class Vitality(commands.Cog):
     async def recover(
         self,
         interaction: discord.Interaction,
-        character: str | None = None,
+        character: CharacterName | None = None,
         faces: app_commands.Range[str, 1, 100] | None = None,
     ) -> None:
         await run_play(interaction, play.recover, character=character, faces=faces)
@@ -76,7 +77,7 @@ class Vitality(commands.Cog):
     async def aid(
         self,
         interaction: discord.Interaction,
-        character: str,
+        character: CharacterName,
         success: bool | None = None,
         roll: app_commands.Range[str, 1, 100] | None = None,
         target: int | None = None,
@@ -91,7 +92,9 @@ class Vitality(commands.Cog):
     @app_commands.guild_only()
     @app_commands.describe(character=PLAY_CHARACTER)
     @app_commands.autocomplete(character=character_autocomplete)
-    async def odds(self, interaction: discord.Interaction, character: str | None = None) -> None:
+    async def odds(
+        self, interaction: discord.Interaction, character: CharacterName | None = None
+    ) -> None:
         db, _ = services(interaction)
         odds = await play.recovery_odds(db, caller_of(interaction), character=character)
         await reply(interaction, embeds=[odds_embed(odds)])
