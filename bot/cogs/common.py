@@ -21,10 +21,9 @@ NO_PINGS = discord.AllowedMentions.none()
 
 # `character` holds a name: declared with a name's length, so that no refusal can quote more.
 CharacterName = app_commands.Range[str, 1, MAX_NAME]
-# How the options naming a character are described (the play commands word it their own way).
+# How the options naming a character are described.
 CHARACTER = "A character of this server (type to search)"
 CHARACTER_OR_ACTIVE = f"{CHARACTER} (default: your active character)"
-PLAY_CHARACTER = "The character's name (default: your active character)"
 
 
 def caller_of(interaction: discord.Interaction) -> Caller:

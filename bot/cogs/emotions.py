@@ -7,7 +7,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs.common import (
-    PLAY_CHARACTER,
+    CHARACTER_OR_ACTIVE,
     CharacterName,
     character_autocomplete,
     choices_of,
@@ -28,7 +28,7 @@ class Emotions(commands.Cog):
     @app_commands.describe(
         emotion="The emotion that rises",
         stages="How many stages, 1 to 20",
-        character=PLAY_CHARACTER,
+        character=CHARACTER_OR_ACTIVE,
     )
     @app_commands.choices(emotion=choices_of(EMOTIONS))
     @app_commands.autocomplete(character=character_autocomplete)
@@ -50,7 +50,7 @@ class Emotions(commands.Cog):
     @app_commands.describe(
         method="drive: a Drive Action success · reward: a restorative event · address: act on it",
         emotion="With address: which emotion, when several are tied",
-        character=PLAY_CHARACTER,
+        character=CHARACTER_OR_ACTIVE,
     )
     @app_commands.choices(method=choices_of(METHODS), emotion=choices_of(EMOTIONS))
     @app_commands.autocomplete(character=character_autocomplete)

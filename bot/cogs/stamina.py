@@ -6,7 +6,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs.common import PLAY_CHARACTER, CharacterName, character_autocomplete, run_play
+from bot.cogs.common import CHARACTER_OR_ACTIVE, CharacterName, character_autocomplete, run_play
 from bot.services import play
 
 MAX_SPEND = 20  # S-6, S-7 (COMMANDS.md)
@@ -16,7 +16,7 @@ MAX_TEXT = 200
 class Stamina(commands.Cog):
     @app_commands.command(name="turn", description="Start of turn: reset the reaction cost (C-3)")
     @app_commands.guild_only()
-    @app_commands.describe(character=PLAY_CHARACTER)
+    @app_commands.describe(character=CHARACTER_OR_ACTIVE)
     @app_commands.autocomplete(character=character_autocomplete)
     async def turn(
         self, interaction: discord.Interaction, character: CharacterName | None = None
@@ -27,7 +27,7 @@ class Stamina(commands.Cog):
         name="early", description="Spend 1 Stamina to act before the enemy this round (S-4)"
     )
     @app_commands.guild_only()
-    @app_commands.describe(character=PLAY_CHARACTER)
+    @app_commands.describe(character=CHARACTER_OR_ACTIVE)
     @app_commands.autocomplete(character=character_autocomplete)
     async def early(
         self, interaction: discord.Interaction, character: CharacterName | None = None
@@ -36,7 +36,7 @@ class Stamina(commands.Cog):
 
     @app_commands.command(name="react", description="Take a reaction at its rising cost (S-5)")
     @app_commands.guild_only()
-    @app_commands.describe(character=PLAY_CHARACTER, what="What the reaction is, e.g. dodge")
+    @app_commands.describe(character=CHARACTER_OR_ACTIVE, what="What the reaction is, e.g. dodge")
     @app_commands.autocomplete(character=character_autocomplete)
     async def react(
         self,
@@ -52,7 +52,7 @@ class Stamina(commands.Cog):
     @app_commands.guild_only()
     @app_commands.describe(
         amount="Stamina to spend, 1 to 20: +1 on the Check per point",
-        character=PLAY_CHARACTER,
+        character=CHARACTER_OR_ACTIVE,
         roll="Let the bot roll the Check: a dice expression, e.g. 1d8",
         target="The number the Check must reach",
         what="What the Check is for",
@@ -84,7 +84,7 @@ class Stamina(commands.Cog):
     @app_commands.describe(
         amount="Stamina to spend, 1 to 20",
         reason="What it is spent on, e.g. Channel Casting",
-        character=PLAY_CHARACTER,
+        character=CHARACTER_OR_ACTIVE,
     )
     @app_commands.autocomplete(character=character_autocomplete)
     async def spend(

@@ -7,7 +7,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs.common import (
-    PLAY_CHARACTER,
+    CHARACTER_OR_ACTIVE,
     CharacterName,
     caller_of,
     character_autocomplete,
@@ -24,7 +24,7 @@ MAX_AMOUNT = 10_000  # H-1, H-2
 class Vitality(commands.Cog):
     @app_commands.command(name="damage", description="Subtract VIT from a character (H-1)")
     @app_commands.guild_only()
-    @app_commands.describe(amount="Damage taken, 1 to 10000", character=PLAY_CHARACTER)
+    @app_commands.describe(amount="Damage taken, 1 to 10000", character=CHARACTER_OR_ACTIVE)
     @app_commands.autocomplete(character=character_autocomplete)
     async def damage(
         self,
@@ -36,7 +36,7 @@ class Vitality(commands.Cog):
 
     @app_commands.command(name="heal", description="Magic healing (H-2)")
     @app_commands.guild_only()
-    @app_commands.describe(amount="Points of healing, 1 to 10000", character=PLAY_CHARACTER)
+    @app_commands.describe(amount="Points of healing, 1 to 10000", character=CHARACTER_OR_ACTIVE)
     @app_commands.autocomplete(character=character_autocomplete)
     async def heal(
         self,
@@ -51,7 +51,7 @@ class Vitality(commands.Cog):
     )
     @app_commands.guild_only()
     @app_commands.describe(
-        character=PLAY_CHARACTER,
+        character=CHARACTER_OR_ACTIVE,
         faces="Faces rolled on physical dice, one letter per die: M, H or C (e.g. C H M)",
     )
     @app_commands.autocomplete(character=character_autocomplete)
@@ -90,7 +90,7 @@ class Vitality(commands.Cog):
         name="odds", description="Exact chances of the next recovery roll and the rounds after"
     )
     @app_commands.guild_only()
-    @app_commands.describe(character=PLAY_CHARACTER)
+    @app_commands.describe(character=CHARACTER_OR_ACTIVE)
     @app_commands.autocomplete(character=character_autocomplete)
     async def odds(
         self, interaction: discord.Interaction, character: CharacterName | None = None
