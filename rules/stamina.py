@@ -16,6 +16,12 @@ MAX_SPEND = 20
 def _pay(sheet: Sheet, cost: int, doing: str, instead: str) -> Sheet:
     """Spend `cost` Stamina, or refuse and spend nothing (V-5, S-8, S-5)."""
     refuse_if_out(sheet, doing)
+    state = sheet.state
+    if state.is_down:  # [interpretation] down, "the world no longer responds": no actions
+        raise RuleError(
+            f"{sheet.name} is {state.value} and cannot act or spend Stamina until it is back "
+            "up: heal it (/heal), give first aid (/aid) or make its recovery roll (/recover)."
+        )
     if sheet.stamina == 0:
         raise RuleError(
             f"{sheet.name} has 0 Stamina and cannot spend any (S-8). "

@@ -174,6 +174,21 @@ def test_S_8_zero_stamina_refuses_every_spending():
             attempt()
 
 
+@pytest.mark.parametrize(("vit", "state"), [(0, "Unconscious"), (-1, "Critical"), (-2, "Dying")])
+def test_S_4_to_S_7_a_character_that_is_down_cannot_spend(vit, state):
+    """[interpretation] Down, a character takes no actions: nothing is spent."""
+    sheet = make(vit=vit, res=2, stamina=8)
+    for attempt in (
+        lambda: act_early(sheet, in_combat=True),
+        lambda: react(sheet),
+        lambda: push(sheet, 1, ScriptedRandom()),
+        lambda: spend(sheet, 1, "resist cold"),
+    ):
+        with pytest.raises(RuleError, match=f"{state} and cannot act or spend Stamina"):
+            attempt()
+    assert sheet.stamina == 8
+
+
 def test_S_8_dead_cannot_spend():
     with pytest.raises(RuleError, match="Dead"):
         spend(make(vit=-3, dead=True), 1, "x")
