@@ -85,7 +85,16 @@ async def run(settings: Settings) -> int:
     server = None
     if settings.health_port is not None:
         server = HealthServer(bot, settings.health_host, settings.health_port)
-        await server.start()
+        try:
+            await server.start()
+        except OSError as error:  # most often: the port is taken
+            print(
+                f"error: cannot serve the health check on port {settings.health_port} "
+                f"({error.strerror or error}): set HEALTH_PORT to a free port, or unset it.",
+                file=sys.stderr,
+            )
+            await server.close()
+            return 2
     try:
         async with bot:
             await bot.start(settings.discord_token or "")

@@ -159,3 +159,25 @@ async def test_run_serves_health_beside_the_sharded_bot(monkeypatch, tmp_path):
     assert (status, body["ready"], body["shards"]) == (503, False, [{"id": 1, "latency_ms": None}])
     with pytest.raises(aiohttp.ClientConnectionError):  # closed with the bot
         await get(seen["server"].port)
+
+
+async def test_run_refuses_a_taken_health_port_in_one_line(tmp_path, capsys):
+    """A port already in use stops `run` with a message that says what to set, no traceback."""
+    import socket
+
+    from bot import cli
+    from bot.config import Settings
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        settings = Settings(
+            discord_token="t0ken",
+            database_url=f"sqlite+aiosqlite:///{tmp_path / 'run.db'}",
+            health_host="127.0.0.1",
+            health_port=taken.getsockname()[1],
+        )
+        assert await cli.run(settings) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: cannot serve the health check on port ")
+    assert "set HEALTH_PORT to a free port" in err and len(err.splitlines()) == 1
