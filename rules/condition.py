@@ -1,16 +1,21 @@
-"""What a change means for the character: injury (H-3), state (V-1..V-7), retirement (E-7).
+"""What a change means for the character: injury (H-3), state (V-1..V-7), instant death
+(V-6), retirement (E-7).
 
-Every action builds its Outcome through `finish`, so that these checks are made the same
-way everywhere.
+Every action builds its Outcome through `finish`, so that these checks are made the same way
+everywhere.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
 from typing import NamedTuple
 
-from rules.models import Emotion, Sheet, State
-from rules.outcome import Outcome, Roll, RuleError
+from rules.emotion_texts import BREAKDOWN_EFFECTS, breakdown_line
+from rules.errors import RuleError
+from rules.models import DeathRule, GuildSettings, Sheet, State
+from rules.outcome import Outcome
+from rules.rolls import Roll
 
 
 class Injury(NamedTuple):
@@ -36,9 +41,9 @@ def injury(sheet: Sheet) -> Injury:
     return BADLY_INJURED
 
 
-def action_modifier(sheet: Sheet) -> int:
-    """The condition on Action Rolls: injury (H-3) plus the daily +3 (E-4)."""
-    return injury(sheet).action + (3 if sheet.daily_bonus else 0)
+def action_bonuses(sheet: Sheet) -> list[tuple[str, int]]:
+    """What adds to an Action Roll: the injury condition (H-3) and the daily +3 (E-4)."""
+    return [("injury", injury(sheet).action), ("daily bonus", 3 if sheet.daily_bonus else 0)]
 
 
 STATE_RULES: dict[State, str] = {
@@ -58,8 +63,9 @@ def refuse_if_out(sheet: Sheet, doing: str) -> None:
     state = sheet.state
     if state.is_out:
         raise RuleError(
-            f"{sheet.name} is {state.value}: {doing} is not possible. "
-            "The GM can bring it back with /character revive."
+            "{name} is " + state.value + ": " + doing + " is not possible. "
+            "The GM can bring it back with /character revive.",
+            name=sheet.name,
         )
 
 
@@ -78,41 +84,69 @@ def recovery_due_note(sheet: Sheet) -> str:
     )
 
 
-def breakdown_note(sheet: Sheet) -> str:
-    """E-6, for the sheet and every roll of a character in Breakdown."""
-    from rules.emotions import BREAKDOWN_EFFECTS  # emotions builds on this module
+def breakdown_started(sheet: Sheet) -> str:
+    """E-6 in full: shown once, when the Breakdown begins."""
+    assert sheet.breakdown is not None
+    emotion = sheet.breakdown
+    return f"In a Breakdown of {emotion.label} (E-6): {BREAKDOWN_EFFECTS[emotion]}"
 
-    emotion: Emotion = sheet.breakdown  # type: ignore[assignment]
-    return f"{sheet.name} is in a Breakdown of {emotion.label} (E-6): {BREAKDOWN_EFFECTS[emotion]}"
+
+def breakdown_reminder(sheet: Sheet) -> str:
+    """E-6 in one line, on every later roll of a character in Breakdown."""
+    assert sheet.breakdown is not None
+    return breakdown_line(sheet.breakdown)
+
+
+def _killed_outright(before: Sheet, after: Sheet, settings: GuildSettings | None) -> bool:
+    """V-6, `instant`: whatever takes VIT below 0 kills at once."""
+    return (
+        settings is not None
+        and settings.death_rule is DeathRule.INSTANT
+        and not after.state.is_out
+        and after.vit < 0
+        and after.vit < before.vit
+    )
 
 
 def finish(
     action: str,
     before: Sheet,
     after: Sheet,
-    rules: tuple[str, ...] | list[str],
+    rules: Sequence[str],
     *,
-    rolls: tuple[Roll, ...] | list[Roll] = (),
-    notes: tuple[str, ...] | list[str] = (),
+    headline: str,
+    settings: GuildSettings | None = None,
+    rolls: Sequence[Roll] = (),
+    notes: Sequence[str] = (),
     retirement: bool = True,
     public: bool = True,
 ) -> Outcome:
-    """The Outcome of an action: adds the retirement check (E-7), the state change (V-7)
-    and the injury condition after a change of VIT (H-3).
+    """The Outcome of an action: adds instant death (V-6, when `settings` are given), the
+    retirement check (E-7), the state change (V-7) and the injury condition after a change of
+    VIT (H-3). A death or a retirement becomes the headline; what happened moves to the notes.
 
     E-7 is checked when Stress rose, VIT fell or the character woke; `retirement=False` skips
     it (the GM reviving a character).
     """
     rule_ids = list(rules)
     all_notes = list(notes)
+    if _killed_outright(before, after, settings):
+        after = after.update(dead=True)
+        rule_ids.append("V-6")
+        all_notes.insert(0, headline)
+        headline = (
+            f"Killed outright: {after.name} dies at VIT {after.vit}, for this server plays "
+            "with instant death (VIT below 0)."
+        )
     woke = before.vit <= 0 < after.vit
-    changed = woke or after.stress > before.stress or after.vit < before.vit
-    if retirement and changed and must_retire(after):
+    worse = woke or after.stress > before.stress or after.vit < before.vit
+    if retirement and worse and must_retire(after):
         after = after.update(retired=True)
         rule_ids.append("E-7")
-        all_notes.append(
-            f"{after.name}'s Stress ({after.stress}) has reached its VIT ({after.vit}): "
-            f"{after.name} must retire to a different life (E-7)."
+        all_notes.insert(0, headline)
+        headline = (
+            f"{after.name} must retire to a different life: Stress {after.stress} has reached "
+            f"VIT {after.vit}."
         )
     if woke and before.advantage and after.advantage:
         after = after.update(advantage=False)  # H-4: unused advantage is lost on waking
@@ -122,7 +156,7 @@ def finish(
     if after.vit != before.vit:
         rule_ids.append("H-3")
         now, was = injury(after), injury(before)
-        if now != was or now != NO_INJURY:
+        if not after.state.is_out and (now != was or now != NO_INJURY):
             all_notes.append(f"Injury condition (H-3): {now.label}.")
     if after.state.is_down and after.state is not before.state:
         all_notes.append(recovery_due_note(after))
@@ -130,6 +164,7 @@ def finish(
         action=action,
         before=before,
         after=after,
+        headline=headline,
         rules=tuple(dict.fromkeys(rule_ids)),
         rolls=tuple(rolls),
         notes=tuple(all_notes),

@@ -6,9 +6,10 @@ import random
 import re
 from collections.abc import Iterable
 
-from rules.outcome import NarateerRoll, RuleError
+from rules.errors import RuleError
+from rules.rolls import CRIT, HIT, MISS, NarateerRoll
 
-MISS, HIT, CRIT = "M", "H", "C"  # D-1
+__all__ = ["CRIT", "HIT", "MISS", "ScriptedRandom", "manual_narateer", "roll_narateer"]
 FACE_NAMES = {MISS: "Miss", HIT: "Hit", CRIT: "Crit"}
 
 _SEPARATORS = re.compile(r"[\s,]+")

@@ -1,53 +1,18 @@
-"""Emotions, Stress, Breakdown and relief (seed 002: E-1..E-9)."""
+"""Emotions, Stress, Breakdown and relief (E-1..E-10)."""
 
 from __future__ import annotations
 
 import random
 
 from rules import notation
-from rules.condition import breakdown_note, finish, injury, refuse_if_out
-from rules.models import Emotion, GuildSettings, ReliefMethod, Sheet
-from rules.outcome import NumericRoll, Outcome, RuleError
+from rules.condition import breakdown_reminder, breakdown_started, finish, injury, refuse_if_out
+from rules.emotion_texts import ADDRESS_ACTIONS
+from rules.errors import RuleError
+from rules.models import Emotion, EmotionCause, GuildSettings, ReliefMethod, Sheet
+from rules.outcome import Outcome
+from rules.rolls import NumericRoll
 
 MAX_STAGES = 20
-
-# Seed 002, "Addressing an Emotion", word for word.
-ADDRESS_ACTIONS: dict[Emotion, str] = {
-    Emotion.ANGER: (
-        "They must hurt someone or break something beneficial, either physically or "
-        "emotionally, and whether willingly or by accident."
-    ),
-    Emotion.FEAR: (
-        "They must desert the group at a critical moment, or take a foolish action that puts "
-        "them in a difficult position."
-    ),
-    Emotion.SADNESS: (
-        "They must take a temporary leave from the group, for a full day at least, while the "
-        "plot progresses without them."
-    ),
-    Emotion.GUILT: (
-        "They must make a sacrifice to redeem themselves, like giving up something of value or "
-        "yielding to someone else’s will."
-    ),
-}
-
-# Seed 002, "Breakdown & Stress": the actions rolled with Disadvantage, word for word.
-RELATED_ACTIONS: dict[Emotion, str] = {
-    Emotion.ANGER: "If they’re trying to help, comfort or support someone.",
-    Emotion.FEAR: "If they’re trying to directly engage an obstacle or threat.",
-    Emotion.SADNESS: "If they’re trying to focus on calm or intellectual tasks.",
-    Emotion.GUILT: "If they’re trying to hurt, harm or provoke someone.",
-}
-
-# E-6: what a Breakdown imposes, for the sheet and every roll of the character.
-BREAKDOWN_EFFECTS: dict[Emotion, str] = {
-    emotion: (
-        f"Disadvantage on actions related to {emotion.label} "
-        f"({related[0].lower()}{related[1:].rstrip('.')}). Disadvantage on all Reaction Rolls. "
-        "No Ability XP. Nearby allies -3 on Action Rolls."
-    )
-    for emotion, related in RELATED_ACTIONS.items()
-}
 
 # E-8: the ability a situational breakdown tests.
 ABILITIES: dict[Emotion, str] = {
@@ -60,13 +25,15 @@ ABILITIES: dict[Emotion, str] = {
 _CLEAR = {emotion.value: 0 for emotion in Emotion}
 
 
-def _breakdown_started(sheet: Sheet, emotion: Emotion) -> list[str]:
-    return [f"{sheet.name} falls into a Breakdown of {emotion.label}.", breakdown_note(sheet)]
-
-
-def raise_emotion(sheet: Sheet, emotion: Emotion | str, stages: int = 1) -> Outcome:
-    """E-1, E-2: one stage at a time; at the threshold Breakdown begins, then Stress rises."""
-    emotion = Emotion(emotion)
+def raise_emotion(
+    sheet: Sheet,
+    emotion: Emotion | str,
+    stages: int = 1,
+    cause: EmotionCause | str = EmotionCause.OTHER,
+) -> Outcome:
+    """E-1, E-2: one stage at a time; at the threshold Breakdown begins, then Stress rises.
+    E-10: the cause happened in the game; it is told, it changes nothing."""
+    emotion, cause = Emotion(emotion), EmotionCause(cause)
     if isinstance(stages, bool) or not isinstance(stages, int) or not 1 <= stages <= MAX_STAGES:
         raise RuleError(f"Raise an emotion by 1 to {MAX_STAGES} stages.")
     refuse_if_out(sheet, "raising an emotion")
@@ -78,20 +45,30 @@ def raise_emotion(sheet: Sheet, emotion: Emotion | str, stages: int = 1) -> Outc
             if stack == sheet.threshold:
                 breakdown = emotion
         else:
-            breakdown = breakdown or emotion  # a full stack outside Breakdown (imported sheet)
+            breakdown = breakdown or emotion  # a full stack outside Breakdown (an old sheet)
             stress += 1
     after = sheet.update(**{emotion.value: stack}, stress=stress, breakdown=breakdown)
-    notes = []
+    rules.append("E-10")
+    name, label = sheet.name, emotion.label
+    why = "" if cause is EmotionCause.OTHER else f" after {cause.label}"
+    more_stress = f", and +{stress - sheet.stress} Stress" if stress > sheet.stress else ""
+    notes: list[str] = []
     if sheet.breakdown is None and breakdown is not None:
         rules.append("E-6")
-        notes += _breakdown_started(after, emotion)
-    if stress > sheet.stress:
-        notes.append(f"+{stress - sheet.stress} Stress instead of {emotion.label} (E-2).")
-    return finish("emotion", sheet, after, rules, notes=notes)
+        headline = f"{name} falls into a Breakdown of {label}{why}{more_stress}."
+        notes.append(breakdown_started(after))
+    elif sheet.breakdown is not None:
+        headline = (
+            f"{name} is in a Breakdown: {label} rises{why} as Stress instead, "
+            f"+{stress - sheet.stress} (Stress {stress})."
+        )
+    else:
+        headline = f"{name}'s {label} rises{why}: {label} {stack}/{sheet.threshold}."
+    return finish("emotion", sheet, after, rules, headline=headline, notes=notes)
 
 
 def _address_note(sheet: Sheet, emotion: Emotion) -> str:
-    return f"{sheet.name} addresses {emotion.label}: {ADDRESS_ACTIONS[emotion]}"
+    return f"To address {emotion.label}: {ADDRESS_ACTIONS[emotion]}"
 
 
 def relief(
@@ -102,38 +79,51 @@ def relief(
     chosen = Emotion(emotion) if emotion is not None else None
     refuse_if_out(sheet, "relief")
     cleared = sheet.update(**_CLEAR)
+    name = sheet.name
     if sheet.breakdown is not None:
         cause = sheet.breakdown
         if method is not ReliefMethod.ADDRESS or chosen not in (None, cause):
             raise RuleError(
-                f"{sheet.name} is in a Breakdown of {cause.label}: only addressing {cause.label} "
-                "(/relief address) or completing the Quest ends it (E-5)."
+                "{name} is in a Breakdown of {cause}: only addressing {cause} (/relief address) "
+                "or completing the Quest ends it (E-5).",
+                name=name,
+                cause=cause.label,
             )
         after = cleared.update(breakdown=None)
-        notes = [_address_note(sheet, cause), "The Breakdown is overcome; Stress stays (E-5)."]
-        return finish("relief", sheet, after, ["E-3", "E-5"], notes=notes)
+        headline = (
+            f"{name} addresses {cause.label} and overcomes the Breakdown: every emotion is "
+            f"cleared; Stress stays at {after.stress}."
+        )
+        notes = [_address_note(sheet, cause)]
+        return finish("relief", sheet, after, ["E-5", "E-3"], headline=headline, notes=notes)
     if sheet.relief_used_today:
         raise RuleError(
-            f"{sheet.name} already had relief today (E-3): the next chance comes with a new "
-            "day (/day)."
+            "{name} already had relief today (E-3): the next chance comes with a new day (/day).",
+            name=name,
         )
     stacked = any(sheet.stacks.values())
     if method is not ReliefMethod.ADDRESS:
         if stacked:
             after = cleared.update(relief_used_today=True)
-            return finish("relief", sheet, after, ["E-3"], notes=["Every emotion is cleared."])
+            headline = f"{name} finds relief ({method.value}): every emotion is cleared."
+            return finish("relief", sheet, after, ["E-3"], headline=headline)
         after = sheet.update(relief_used_today=True, daily_bonus=True)
-        note = "No emotion was stacked: +3 on all Action Rolls until the end of the day (E-4)."
-        return finish("relief", sheet, after, ["E-3", "E-4"], notes=[note])
+        headline = (
+            f"{name} finds relief ({method.value}) with no emotion stacked: +3 on all Action "
+            "Rolls until the end of the day."
+        )
+        return finish("relief", sheet, after, ["E-4", "E-3"], headline=headline)
     if not stacked:
         raise RuleError(
-            f"{sheet.name} has no stacked emotion to address (E-4). "
-            "Relief by drive or reward gives +3 on Action Rolls instead."
+            "{name} has no stacked emotion to address (E-4). Relief by drive or reward gives "
+            "+3 on Action Rolls instead.",
+            name=name,
         )
     emotion = _closest(sheet, chosen)
     after = cleared.update(relief_used_today=True)
-    notes = [_address_note(sheet, emotion), "Every emotion is cleared."]
-    return finish("relief", sheet, after, ["E-3"], notes=notes)
+    headline = f"{name} addresses {emotion.label}: every emotion is cleared."
+    notes = [_address_note(sheet, emotion)]
+    return finish("relief", sheet, after, ["E-3"], headline=headline, notes=notes)
 
 
 def _closest(sheet: Sheet, chosen: Emotion | None) -> Emotion:
@@ -158,10 +148,35 @@ def complete_quest(sheet: Sheet) -> Outcome:
     """E-5: ends any Breakdown, clears every stack and all Stress (GM)."""
     refuse_if_out(sheet, "completing a Quest")
     after = sheet.update(**_CLEAR, stress=0, breakdown=None)
-    notes = ["Quest complete: every emotion and all Stress are cleared."]
-    if sheet.breakdown is not None:
-        notes.append("The Breakdown is overcome (E-5).")
-    return finish("quest", sheet, after, ["E-5"], notes=notes)
+    ends = " and the Breakdown ends" if sheet.breakdown is not None else ""
+    headline = f"Quest complete: {sheet.name}'s emotions and Stress are all cleared{ends}."
+    return finish("quest", sheet, after, ["E-5"], headline=headline)
+
+
+def _reaction_roll(
+    sheet: Sheet,
+    emotion: Emotion,
+    pressure: int,
+    settings: GuildSettings,
+    rng: random.Random,
+    roll: int | None,
+) -> tuple[NumericRoll, tuple[NumericRoll, ...]]:
+    """E-8: the guild's reaction die plus the ability and the injury condition (H-3); in
+    Breakdown twice, the lower kept (E-6). Returns the kept roll and every roll made."""
+    ability = ABILITIES[emotion]
+    bonuses = [(ability.capitalize(), getattr(sheet, ability)), ("injury", injury(sheet).reaction)]
+    label = f"Reaction Roll ({ability.capitalize()})"
+    die = settings.reaction_die
+    if roll is not None:  # rolled physically; with Disadvantage the player enters the lower
+        kept = notation.manual(roll, die, label=label, bonuses=bonuses, target=pressure)
+        return kept, (kept,)
+    kept = notation.roll(die, rng, label=label, bonuses=bonuses, target=pressure)
+    if sheet.breakdown is None:
+        return kept, (kept,)
+    second = notation.roll(die, rng, label=label, bonuses=bonuses, target=pressure)
+    if second.total < kept.total:
+        kept, second = second, kept
+    return kept, (kept, second.model_copy(update={"label": f"{label}, dropped (Disadvantage)"}))
 
 
 def situational_breakdown(
@@ -173,57 +188,37 @@ def situational_breakdown(
     *,
     roll: int | None = None,
 ) -> Outcome:
-    """E-8, E-9: a Reaction Roll of the emotion's ability against the Pressure (GM)."""
+    """E-8, E-9: a Reaction Roll of the emotion's ability against the Pressure (GM). E-10: the
+    roll raises nothing."""
     emotion = Emotion(emotion)
     if isinstance(pressure, bool) or not isinstance(pressure, int) or not 1 <= pressure <= 20:
         raise RuleError("The Pressure is a whole number from 1 to 20 (e.g. 4, 6 or 8).")
     refuse_if_out(sheet, "a situational breakdown")
-    ability = ABILITIES[emotion]
-    condition = injury(sheet).reaction
-    modifier = getattr(sheet, ability) + condition
-    label = f"Reaction Roll ({ability.capitalize()})"
+    kept, rolls = _reaction_roll(sheet, emotion, pressure, settings, rng, roll)
     in_breakdown = sheet.breakdown is not None
-    rules = ["E-8"]
-    if condition:
+    rules = ["E-8", "E-9"]
+    if injury(sheet).reaction:
         rules.append("H-3")
-    rolls: tuple[NumericRoll, ...]
-    if roll is not None:
-        # the player rolled physically; with Disadvantage they enter the lower result
-        kept = notation.manual(
-            roll, settings.reaction_die, label=label, modifier=modifier, target=pressure
-        )
-        rolls = (kept,)
-    else:
-        kept = notation.roll(
-            settings.reaction_die, rng, label=label, modifier=modifier, target=pressure
-        )
-        rolls = (kept,)
-        if in_breakdown:  # E-6, E-8: roll twice, keep the lower
-            second = notation.roll(
-                settings.reaction_die, rng, label=label, modifier=modifier, target=pressure
-            )
-            dropped_label = f"{label}, dropped for Disadvantage"
-            if second.total < kept.total:
-                kept, second = second, kept
-            rolls = (kept, second.model_copy(update={"label": dropped_label}))
-    if in_breakdown:
-        rules.append("E-6")
-    rules.append("E-9")
+    name, label = sheet.name, emotion.label
     verdict = f"{kept.total} against Pressure {pressure}"
     if kept.total >= pressure:
-        notes = [f"Success ({verdict}): nothing happens (E-9)."]
-        return finish("breakdown", sheet, sheet, rules, rolls=rolls, notes=notes)
+        headline = f"{name} holds firm: the Reaction Roll succeeds ({verdict}), nothing happens."
+        notes = [breakdown_reminder(sheet)] if in_breakdown else []
+        return finish("breakdown", sheet, sheet, rules, headline=headline, rolls=rolls, notes=notes)
     if not in_breakdown:
         rules.append("E-6")
         after = sheet.update(breakdown=emotion)
-        notes = [f"Failure ({verdict}).", *_breakdown_started(after, emotion)]
-        return finish("breakdown", sheet, after, rules, rolls=rolls, notes=notes)
+        headline = (
+            f"{name} breaks down: the Reaction Roll fails ({verdict}); a Breakdown of {label} "
+            "begins."
+        )
+        notes = [breakdown_started(after)]
+        return finish("breakdown", sheet, after, rules, headline=headline, rolls=rolls, notes=notes)
     after = sheet.update(**_CLEAR, breakdown=None)
-    rules.append("E-5")
-    notes = [
-        f"Failure in Breakdown ({verdict}): {sheet.name} is forced to address "
-        f"{emotion.label} on the spot.",
-        _address_note(sheet, emotion),
-        "This overcomes the Breakdown: every emotion is cleared, Stress stays (E-5).",
-    ]
-    return finish("breakdown", sheet, after, rules, rolls=rolls, notes=notes)
+    rules += ["E-6", "E-5"]
+    headline = (
+        f"{name} fails again in Breakdown ({verdict}): it must address {label} on the spot, "
+        "which ends the Breakdown; every emotion is cleared, Stress stays."
+    )
+    notes = [_address_note(sheet, emotion)]
+    return finish("breakdown", sheet, after, rules, headline=headline, rolls=rolls, notes=notes)

@@ -1,16 +1,27 @@
-"""The character sheet and the guild settings (RULES.md sections 1 and 10)."""
+"""The character sheet and the guild settings (docs/rules.md: "The character sheet" and
+"Guild settings")."""
 
 from __future__ import annotations
 
 import re
 from enum import StrEnum
-from typing import Literal
+from typing import Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-MAX_NAME = 32
+from rules import notation
+from rules.errors import RuleError
+from rules.names import MAX_NAME, clean_name
+
+__all__ = ["MAX_NAME"]
+
 CON_SIZES: tuple[int, ...] = (6, 8, 10, 12)
 ConSize = Literal[6, 8, 10, 12]
+MAX_WOUNDS = 3  # S-2: recorded up to 3, even where the die cannot step lower
+MIN_VIT = -10_000
+MAX_STRESS = 10_000
+MAX_REACTIONS = 100  # far above what any Stamina pays for (1 + 2 + 3 + 4 = 10 of at most 12)
+MAX_SNOWFLAKE = 2**63 - 1
 
 
 class State(StrEnum):
@@ -23,7 +34,7 @@ class State(StrEnum):
 
     @property
     def is_down(self) -> bool:
-        """Unconscious, Critical or Dying: a recovery roll is due (section 5)."""
+        """Unconscious, Critical or Dying: a recovery roll is due (R-1..R-5)."""
         return self in (State.UNCONSCIOUS, State.CRITICAL, State.DYING)
 
     @property
@@ -43,6 +54,20 @@ class Emotion(StrEnum):
         return self.value.capitalize()
 
 
+class EmotionCause(StrEnum):
+    """E-10: what raised an emotion, in the game."""
+
+    DARING_THROW = "daring_throw"
+    REACTION_ROLL = "reaction_roll"
+    OTHER = "other"
+
+    @property
+    def label(self) -> str:
+        return {"daring_throw": "a Daring Throw", "reaction_roll": "a Reaction Roll"}.get(
+            self.value, "something in the story"
+        )
+
+
 class DeathRule(StrEnum):
     THRESHOLDS = "thresholds"
     INSTANT = "instant"
@@ -57,6 +82,21 @@ class CriticalBleed(StrEnum):
 class ReactionReset(StrEnum):
     TURN = "turn"
     ROUND = "round"
+
+
+class LastGaspAdvantage(StrEnum):
+    YES = "yes"
+    NO = "no"
+
+
+class DyingDamage(StrEnum):
+    NOTHING = "nothing"
+    KILLS = "kills"
+
+
+class RuleIds(StrEnum):
+    FOOTER = "footer"
+    OFF = "off"
 
 
 class RestKind(StrEnum):
@@ -75,30 +115,21 @@ class ReliefMethod(StrEnum):
 _FACES = re.compile(r"^[MHC]{2,20}$")
 
 
-def clean_name(value: str) -> str:
-    """Trim a character name and refuse what RULES.md section 1 forbids."""
-    name = value.strip()
-    if not name:
-        raise ValueError("a name needs at least one character")
-    if len(name) > MAX_NAME:
-        raise ValueError(f"a name has at most {MAX_NAME} characters")
-    if any(ch in name for ch in "\r\n\u2028\u2029"):
-        raise ValueError("a name fits on one line")
-    return name
-
-
 class GuildSettings(BaseModel):
-    """Section 10. `gm_role_id` None: members with Manage Server are the GMs (P-1)."""
+    """The guild settings. `gm_role_id` None: members with Manage Server are the GMs (P-1)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    gm_role_id: int | None = None
+    gm_role_id: int | None = Field(default=None, ge=0, le=MAX_SNOWFLAKE)
     die_faces: str = "MMMHHC"
     death_rule: DeathRule = DeathRule.THRESHOLDS
     critical_bleed: CriticalBleed = CriticalBleed.ALL_MISS
     reaction_reset: ReactionReset = ReactionReset.TURN
     reaction_die: str = "1d10"
     emotion_threshold: int = Field(default=4, ge=1, le=20)
+    last_gasp_advantage: LastGaspAdvantage = LastGaspAdvantage.YES
+    dying_damage: DyingDamage = DyingDamage.NOTHING
+    rule_ids: RuleIds = RuleIds.FOOTER
 
     @field_validator("die_faces")
     @classmethod
@@ -111,28 +142,26 @@ class GuildSettings(BaseModel):
     @field_validator("reaction_die")
     @classmethod
     def _reaction_die(cls, value: str) -> str:
-        from rules.notation import parse  # late import: notation needs no models
-        from rules.outcome import RuleError
-
         try:
-            parse(value)
+            notation.parse(value)
         except RuleError as error:
             raise ValueError(str(error)) from None
         return value.strip()
 
 
 class Sheet(BaseModel):
-    """One character (section 1). Immutable: every action returns a new sheet."""
+    """One character, every field within its range. Immutable: every action returns a new
+    sheet."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str
-    owner_id: int
+    owner_id: int = Field(ge=0, le=MAX_SNOWFLAKE)
     max_vit: int = Field(default=10, ge=1, le=999)
-    vit: int = 10
+    vit: int = Field(default=10, ge=MIN_VIT)
     res: int = Field(default=2, ge=0, le=20)
     con_base: ConSize = 8
-    con_wounds: int = Field(default=0, ge=0, le=3)
+    con_wounds: int = Field(default=0, ge=0, le=MAX_WOUNDS)
     stamina: int = Field(default=8, ge=0)
     humility: int = Field(default=0, ge=-10, le=20)
     composure: int = Field(default=0, ge=-10, le=20)
@@ -142,21 +171,24 @@ class Sheet(BaseModel):
     fear: int = Field(default=0, ge=0)
     sadness: int = Field(default=0, ge=0)
     guilt: int = Field(default=0, ge=0)
-    stress: int = Field(default=0, ge=0)
+    stress: int = Field(default=0, ge=0, le=MAX_STRESS)
     breakdown: Emotion | None = None
     dead: bool = False
     retired: bool = False
     advantage: bool = False
     relief_used_today: bool = False
     daily_bonus: bool = False
-    reactions_taken: int = Field(default=0, ge=0)
+    reactions_taken: int = Field(default=0, ge=0, le=MAX_REACTIONS)
     early_this_round: bool = False
     recovered_this_round: bool = False
 
-    _name = field_validator("name")(lambda cls, v: clean_name(v))
+    @field_validator("name")
+    @classmethod
+    def _name(cls, value: str) -> str:
+        return clean_name(value)
 
     @model_validator(mode="after")
-    def _ranges(self) -> Sheet:
+    def _ranges(self) -> Self:
         if self.vit > self.max_vit:
             raise ValueError(f"VIT {self.vit} is above max VIT {self.max_vit}")
         if self.stamina > self.max_stamina:
@@ -172,7 +204,7 @@ class Sheet(BaseModel):
 
     @property
     def con_die(self) -> int:
-        """S-2: each wound steps the base die down one size; d6 is the floor."""
+        """S-2, S-3: the base die stepped down once per wound; d6 is the floor."""
         index = max(0, CON_SIZES.index(self.con_base) - self.con_wounds)
         return CON_SIZES[index]
 
@@ -207,7 +239,8 @@ class Sheet(BaseModel):
         return 0
 
     def stack(self, emotion: Emotion) -> int:
-        return getattr(self, emotion.value)
+        value: int = getattr(self, emotion.value)
+        return value
 
     @property
     def stacks(self) -> dict[Emotion, int]:

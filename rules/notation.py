@@ -7,13 +7,15 @@ The `d20` library parses; we evaluate its AST ourselves because d20 rolls with t
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import d20
 import lark
 from d20 import diceast as ast
 
-from rules.outcome import NumericRoll, RuleError
+from rules.errors import RuleError
+from rules.rolls import NumericRoll
 
 MAX_LENGTH = 100
 MAX_DICE = 100
@@ -119,26 +121,47 @@ class _Tally:
     kept: list[bool]
 
 
+Bonuses = Sequence[tuple[str, int]]
+
+
 def roll(
     expr: str,
     rng: random.Random,
     *,
     label: str,
-    modifier: int = 0,
+    bonuses: Bonuses = (),
     target: int | None = None,
 ) -> NumericRoll:
-    """Roll `expr` with `rng` (`rng.randint(1, sides)` per die, left to right)."""
+    """Roll `expr` with `rng` (`rng.randint(1, sides)` per die, left to right); each bonus
+    (a push, the condition, an ability: label and amount) is added to the total."""
     tree = parse(expr)
     tally = _Tally(dice=[], kept=[])
     value = _eval(tree.roll, rng, tally)
+    return _numeric(label, expr, tally.dice, tally.kept, value, bonuses, target, manual=False)
+
+
+def _numeric(
+    label: str,
+    expr: str,
+    dice: Sequence[int],
+    kept: Sequence[bool],
+    value: int,
+    bonuses: Bonuses,
+    target: int | None,
+    *,
+    manual: bool,
+) -> NumericRoll:
+    shown = tuple((name, amount) for name, amount in bonuses if amount)
     return NumericRoll(
         label=label,
         expression=expr.strip(),
-        dice=tuple(tally.dice),
-        kept=tuple(tally.kept),
-        modifier=modifier,
-        total=value + modifier,
+        dice=tuple(dice),
+        kept=tuple(kept),
+        value=value,
+        bonuses=shown,
+        total=value + sum(amount for _, amount in shown),
         target=target,
+        manual=manual,
     )
 
 
@@ -227,24 +250,19 @@ def manual(
     expr: str,
     *,
     label: str,
-    modifier: int = 0,
+    bonuses: Bonuses = (),
     target: int | None = None,
 ) -> NumericRoll:
     """A result rolled on physical dice (D-5), checked against the range of `expr`."""
     low, high = bounds(expr)
     if isinstance(value, bool) or not isinstance(value, int):
-        raise RuleError(f"Enter the rolled result of {expr.strip()} as a whole number.")
+        raise RuleError("Enter the rolled result of {expr} as a whole number.", expr=expr.strip())
     if not low <= value <= high:
         raise RuleError(
-            f"{value} cannot come from {expr.strip()}: enter a result from {low} to {high}."
+            "{value} cannot come from {expr}: enter a result from {low} to {high}.",
+            value=value,
+            expr=expr.strip(),
+            low=low,
+            high=high,
         )
-    return NumericRoll(
-        label=label,
-        expression=expr.strip(),
-        dice=(value,),
-        kept=(True,),
-        modifier=modifier,
-        total=value + modifier,
-        target=target,
-        manual=True,
-    )
+    return _numeric(label, expr, (value,), (True,), value, bonuses, target, manual=True)

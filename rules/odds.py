@@ -10,8 +10,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from math import comb
 
+from rules.errors import RuleError
 from rules.models import CriticalBleed, GuildSettings, Sheet, State
-from rules.outcome import RuleError
+from rules.vitality import advantage_applies
 
 MAX_SPIRAL_ROLLS = 50
 
@@ -106,8 +107,8 @@ def _wake_label(vit: int, state: State) -> str:
 
 def _outcomes(sheet: Sheet, settings: GuildSettings, advantage: bool) -> list[RecoveryOutcome]:
     """The results of the recovery roll due now, each distinct (VIT, state) once."""
-    die = die_odds(settings.die_faces, advantage=advantage)
     state, vit, res = sheet.state, sheet.vit, sheet.res
+    die = die_odds(settings.die_faces, advantage=advantage_applies(advantage, state, settings))
     rows: list[tuple[str, Fraction, int]] = []
     if state is State.DYING:
         # R-5: one die; only a Crit stabilises at VIT 0 (still Dying when RES is 0, V-4).
@@ -160,8 +161,9 @@ def _label(label: str, vit: int, state: State, before: State) -> str:
 def _down(sheet: Sheet) -> None:
     if not sheet.state.is_down:
         raise RuleError(
-            f"{sheet.name} is {sheet.state.value}: recovery odds are for a character "
-            "that is Unconscious, Critical or Dying."
+            "{name} is " + sheet.state.value + ": recovery odds are for a character that is "
+            "Unconscious, Critical or Dying.",
+            name=sheet.name,
         )
 
 
@@ -191,19 +193,24 @@ def spiral(
     if not 1 <= rolls <= MAX_SPIRAL_ROLLS:
         raise RuleError(f"Look ahead 1 to {MAX_SPIRAL_ROLLS} recovery rolls.")
     advantage = sheet.advantage if advantage_first is None else advantage_first
-    down: dict[int, Fraction] = {sheet.vit: Fraction(1)}
+    # The chain's state: VIT, and whether advantage still waits (R-6: a Last Gasp the guild
+    # does not let it apply to leaves it for the next roll).
+    down: dict[tuple[int, bool], Fraction] = {(sheet.vit, advantage): Fraction(1)}
     ended = {State.UP: Fraction(0), State.DEAD: Fraction(0), State.RETIRED: Fraction(0)}
     steps: list[SpiralStep] = []
     for roll in range(1, rolls + 1):
-        after: dict[int, Fraction] = {}
-        for vit, weight in down.items():
-            for outcome in _outcomes(sheet.update(vit=vit), settings, advantage):
+        after: dict[tuple[int, bool], Fraction] = {}
+        for (vit, pending), weight in down.items():
+            current = sheet.update(vit=vit)
+            still = pending and not advantage_applies(pending, current.state, settings)
+            for outcome in _outcomes(current, settings, pending):
                 share = weight * outcome.probability
                 if outcome.state in ended:
                     ended[outcome.state] += share
                 else:
-                    after[outcome.vit] = after.get(outcome.vit, Fraction(0)) + share
-        down, advantage = after, False
+                    key = (outcome.vit, still)
+                    after[key] = after.get(key, Fraction(0)) + share
+        down = after
         steps.append(
             SpiralStep(
                 roll=roll,

@@ -1,63 +1,18 @@
-"""What applying a rule returns: the new sheet and a record of what happened."""
+"""What applying a rule returns: the new sheet, and a record of what happened and why."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from pydantic import BaseModel, ConfigDict
 
 from rules.models import Emotion, Sheet
-
-
-class RuleError(Exception):
-    """A refused action. The message is shown to the player as it is: say what to do instead."""
-
-
-class NarateerRoll(BaseModel):
-    """Narateer dice (D-1..D-4): every face kept, with the advantage rerolls beside them."""
-
-    model_config = ConfigDict(frozen=True)
-
-    label: str
-    faces: tuple[str, ...]
-    # D-3: the face each Miss was rerolled to, in the order of `faces`; None where no reroll.
-    rerolls: tuple[str | None, ...] = ()
-    manual: bool = False
-
-    @property
-    def final(self) -> tuple[str, ...]:
-        if not self.rerolls:
-            return self.faces
-        return tuple(
-            r if r is not None else f for f, r in zip(self.faces, self.rerolls, strict=True)
-        )
-
-    @property
-    def crits(self) -> int:
-        return self.final.count("C")
-
-
-class NumericRoll(BaseModel):
-    """A roll of a dice expression (`1d10+2`): each die, which were kept, and the total."""
-
-    model_config = ConfigDict(frozen=True)
-
-    label: str
-    expression: str
-    dice: tuple[int, ...]
-    kept: tuple[bool, ...] = ()
-    modifier: int = 0  # added on top of the expression: push, condition, ability
-    total: int
-    target: int | None = None
-    manual: bool = False
-
-    @property
-    def success(self) -> bool | None:
-        return None if self.target is None else self.total >= self.target
-
-
-Roll = NarateerRoll | NumericRoll
+from rules.rolls import Roll
 
 
 class Change(BaseModel):
+    """One field as a player reads it: `VIT 1 → -1`."""
+
     model_config = ConfigDict(frozen=True)
 
     label: str
@@ -69,13 +24,16 @@ class Change(BaseModel):
 
 
 class Outcome(BaseModel):
-    """One action on one character. `changes` is derived from the two sheets."""
+    """One action on one character. `headline` is one plain sentence naming the character and
+    saying what the result means; `notes` are the details after it. Both hold names as they
+    are: a renderer escapes them."""
 
     model_config = ConfigDict(frozen=True)
 
     action: str
     before: Sheet
     after: Sheet
+    headline: str = ""
     rules: tuple[str, ...] = ()
     rolls: tuple[Roll, ...] = ()
     notes: tuple[str, ...] = ()
@@ -83,7 +41,18 @@ class Outcome(BaseModel):
 
     @property
     def changes(self) -> list[Change]:
+        """What a player sees change (U-2), in reading order."""
         return diff(self.before, self.after)
+
+    @property
+    def bookkeeping(self) -> list[Change]:
+        """Counters and per-round flags that changed: shown small, never a change (U-2)."""
+        return bookkeeping(self.before, self.after)
+
+    @property
+    def is_change(self) -> bool:
+        """U-2: whether /history lists it by default and /undo may revert it."""
+        return is_change(self.before, self.after)
 
     @property
     def state_change(self) -> Change | None:
@@ -92,37 +61,79 @@ class Outcome(BaseModel):
         return None if before is after else Change(label="", before=before, after=after)
 
 
-def _emotion_label(sheet: Sheet, emotion: Emotion) -> str:
-    return f"{sheet.stack(emotion)}/{sheet.threshold}"
+def _signed(n: int) -> str:
+    return f"+{n}" if n >= 0 else str(n)
 
 
-def diff(before: Sheet, after: Sheet) -> list[Change]:
-    """Every visible difference, written the way COMMANDS.md writes numbers."""
-    rows: list[tuple[str, str, str]] = [
-        ("VIT", str(before.vit), str(after.vit)),
-        ("max VIT", str(before.max_vit), str(after.max_vit)),
-        (
-            "Stamina",
-            f"{before.stamina}/{before.max_stamina}",
-            f"{after.stamina}/{after.max_stamina}",
-        ),
-        ("CON", f"d{before.con_die}", f"d{after.con_die}"),
-        ("Stress", str(before.stress), str(after.stress)),
-        ("RES", str(before.res), str(after.res)),
-    ]
-    rows += [(e.label, _emotion_label(before, e), _emotion_label(after, e)) for e in Emotion]
-    rows += [
-        ("Breakdown", _breakdown(before), _breakdown(after)),
-        ("Advantage", _yes(before.advantage), _yes(after.advantage)),
-        ("+3 daily bonus", _yes(before.daily_bonus), _yes(after.daily_bonus)),
-        ("State", before.state.value, after.state.value),
-    ]
-    return [Change(label=label, before=b, after=a) for label, b, a in rows if b != a]
+def _yes(flag: bool) -> str:
+    return "yes" if flag else "no"
 
 
 def _breakdown(sheet: Sheet) -> str:
     return sheet.breakdown.label if sheet.breakdown else "none"
 
 
-def _yes(flag: bool) -> str:
-    return "yes" if flag else "no"
+def _emotion(emotion: Emotion) -> Callable[[Sheet], str]:
+    return lambda s: f"{s.stack(emotion)}/{s.threshold}"
+
+
+# U-2: every field a player can see, as it is written everywhere (`VIT 3/10` is written
+# `VIT 3` in a change: the maximum has its own row). State first: V-7 reads `Up → Critical`.
+VISIBLE: tuple[tuple[str, Callable[[Sheet], str]], ...] = (
+    ("State", lambda s: s.state.value),
+    ("VIT", lambda s: str(s.vit)),
+    ("Name", lambda s: s.name),
+    ("Owner", lambda s: f"<@{s.owner_id}>"),
+    ("max VIT", lambda s: str(s.max_vit)),
+    ("RES", lambda s: str(s.res)),
+    ("Stamina", lambda s: f"{s.stamina}/{s.max_stamina}"),
+    ("CON", lambda s: f"d{s.con_die}"),
+    ("base CON", lambda s: f"d{s.con_base}"),
+    ("CON wounds", lambda s: str(s.con_wounds)),
+    ("Stress", lambda s: str(s.stress)),
+    *((e.label, _emotion(e)) for e in Emotion),
+    ("Threshold", lambda s: str(s.threshold)),
+    ("Breakdown", _breakdown),
+    ("Humility", lambda s: _signed(s.humility)),
+    ("Composure", lambda s: _signed(s.composure)),
+    ("Insight", lambda s: _signed(s.insight)),
+    ("Advantage", lambda s: _yes(s.advantage)),
+    ("Relief used today", lambda s: _yes(s.relief_used_today)),
+    ("+3 daily bonus", lambda s: _yes(s.daily_bonus)),
+)
+
+# Bookkeeping: counters of the turn and the round (S-4, S-5, R-8). Logged, never a change.
+BOOKKEEPING: tuple[tuple[str, Callable[[Sheet], str]], ...] = (
+    ("Next reaction costs", lambda s: str(s.reactions_taken + 1)),
+    ("Acts early this round", lambda s: _yes(s.early_this_round)),
+    ("Recovery roll made this round", lambda s: _yes(s.recovered_this_round)),
+)
+BOOKKEEPING_FIELDS = ("reactions_taken", "early_this_round", "recovered_this_round")
+
+
+def _rows(
+    fields: tuple[tuple[str, Callable[[Sheet], str]], ...], before: Sheet, after: Sheet
+) -> list[Change]:
+    changed = []
+    for label, show in fields:
+        old, new = show(before), show(after)
+        if old != new:
+            changed.append(Change(label=label, before=old, after=new))
+    return changed
+
+
+def diff(before: Sheet, after: Sheet) -> list[Change]:
+    """Every visible difference (U-2), State first, then VIT."""
+    return _rows(VISIBLE, before, after)
+
+
+def bookkeeping(before: Sheet, after: Sheet) -> list[Change]:
+    return _rows(BOOKKEEPING, before, after)
+
+
+def is_change(before: Sheet | None, after: Sheet | None) -> bool:
+    """U-2: a creation, a deletion, or any visible field changed."""
+    if before is None or after is None:
+        return before is not after
+    visible = {k: v for k, v in before.model_dump().items() if k not in BOOKKEEPING_FIELDS}
+    return any(getattr(after, key) != value for key, value in visible.items())

@@ -1,16 +1,16 @@
-"""Who may do what (RULES.md section 11, P-1..P-4)."""
+"""Who may do what (P-1..P-4; P-5 and P-6 are in sheet_ops)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from enum import Enum
 
+from rules.errors import RuleError
 from rules.models import GuildSettings
-from rules.outcome import RuleError
 
 
 class Permission(Enum):
-    """RULES.md section 11. (Lives here so that rules/ needs nothing from bot/.)"""
+    """Who may act (P-1..P-4). Lives here so that rules/ needs nothing from bot/."""
 
     ANYONE = "anyone"  # any member of the guild (first aid, listing)
     OWNER_OR_GM = "owner_or_gm"  # P-4

@@ -1,18 +1,28 @@
-"""Creating a sheet, editing its fields, setting state directly (GM), reviving (V-5, E-7)."""
+"""Creating a sheet, editing its fields (P-4, P-5), setting state directly (GM), reviving
+(V-5, E-7) and importing a sheet (P-6)."""
 
 from __future__ import annotations
+
+import json
+from collections.abc import Mapping
 
 from pydantic import ValidationError
 
 from rules.condition import finish
-from rules.models import CON_SIZES, Emotion, GuildSettings, Sheet, State
-from rules.outcome import Outcome, RuleError
+from rules.errors import RuleError
+from rules.models import Emotion, GuildSettings, Sheet, State
+from rules.outcome import BOOKKEEPING_FIELDS, Outcome
 
-# Section 1: the fields that describe the character, and those that hold its state.
+# The fields that describe the character (its build), and those that hold its state.
 EDITABLE = ("name", "max_vit", "res", "con_base", "humility", "composure", "insight", "threshold")
 SETTABLE = ("vit", "stamina", "stress", "anger", "fear", "sadness", "guilt", "con_wounds")
+# P-5: the build fields that change what the rules decide.
+RULE_FIELDS = ("max_vit", "res", "con_base", "threshold")
+# P-6: what a GM's import brings besides the build; per-turn and per-day flags never come.
+IMPORTED_STATE = (*SETTABLE, "breakdown", "dead", "retired")
+NEVER_IMPORTED = ("owner_id", "advantage", "relief_used_today", "daily_bonus", *BOOKKEEPING_FIELDS)
 
-_LABELS = {
+LABELS = {
     "name": "The name",
     "max_vit": "Max VIT",
     "vit": "VIT",
@@ -25,11 +35,12 @@ _LABELS = {
     "insight": "Insight",
     "threshold": "The emotion threshold",
     "stress": "Stress",
+    "breakdown": "Breakdown",
     **{e.value: e.label for e in Emotion},
 }
 
 
-def _fields(fields: dict[str, object], allowed: tuple[str, ...]) -> dict[str, object]:
+def _fields(fields: Mapping[str, object], allowed: tuple[str, ...]) -> dict[str, object]:
     """The given fields (None means "not given"), refusing any that this action cannot touch."""
     given = {key: value for key, value in fields.items() if value is not None}
     con = given.get("con_base")
@@ -43,30 +54,38 @@ def _fields(fields: dict[str, object], allowed: tuple[str, ...]) -> dict[str, ob
     return given
 
 
-def _validated(data: dict[str, object]) -> Sheet:
+def _refusal(
+    error: ValidationError, prefix: str = "", suffix: str = "Enter a value in range."
+) -> RuleError:
+    """The first problem pydantic found, as a refusal naming the field."""
+    first = error.errors()[0]
+    message = str(first["msg"]).removeprefix("Value error, ")
+    if first["loc"]:  # a field's own range; cross-field checks have no location
+        field = str(first["loc"][0])
+        message = f"{LABELS.get(field, field)}: {message}"
+    return RuleError(prefix + "{problem}. " + suffix, problem=message[0].upper() + message[1:])
+
+
+def _validated(data: Mapping[str, object]) -> Sheet:
     """A Sheet, or a RuleError naming the first field out of range."""
     try:
         return Sheet.model_validate(data)
     except ValidationError as error:
-        first = error.errors()[0]
-        message = first["msg"].removeprefix("Value error, ")
-        if first["loc"]:  # a field's own range; cross-field checks have no location
-            field = str(first["loc"][0])
-            message = f"{_LABELS.get(field, field)}: {message}"
-        raise RuleError(f"{message[0].upper()}{message[1:]}. Enter a value in range.") from None
+        raise _refusal(error) from None
+
+
+def _fresh(data: Mapping[str, object]) -> Sheet:
+    """VIT and Stamina full: a new character's state (section 1)."""
+    draft = _validated({**data, "stamina": 0, "vit": 0})
+    return _validated({**data, "vit": draft.max_vit, "stamina": draft.max_stamina})
 
 
 def create_sheet(name: str, owner_id: int, settings: GuildSettings, **fields: object) -> Sheet:
-    """Section 1: defaults where a field is not given; VIT and Stamina start full."""
+    """Defaults where a field is not given; VIT and Stamina start full."""
     given = _fields(fields, EDITABLE[1:])
-    data: dict[str, object] = {
-        "name": name,
-        "owner_id": owner_id,
-        "threshold": settings.emotion_threshold,
-        **given,
-    }
-    draft = _validated({**data, "stamina": 0, "vit": 0})
-    return _validated({**data, "vit": draft.max_vit, "stamina": draft.max_stamina})
+    return _fresh(
+        {"name": name, "owner_id": owner_id, "threshold": settings.emotion_threshold, **given}
+    )
 
 
 def _breakdown_from_stacks(sheet: Sheet, notes: list[str], rules: list[str]) -> Sheet:
@@ -84,61 +103,130 @@ def _breakdown_from_stacks(sheet: Sheet, notes: list[str], rules: list[str]) -> 
     return sheet
 
 
-def edit_sheet(sheet: Sheet, **fields: object) -> Outcome:
-    """Fields that are not state (P-4). VIT, Stamina and stacks are clamped to new maxima."""
+def _owner_may_edit_rules(sheet: Sheet, in_combat: bool) -> str | None:
+    """P-5: why the owner may not change a rule field now, or None."""
+    if sheet.state is not State.UP:
+        return "it is " + sheet.state.value
+    if sheet.breakdown is not None:
+        return "it is in a Breakdown"
+    if in_combat:
+        return "it is in a combat"
+    return None
+
+
+def edit_sheet(sheet: Sheet, *, by_gm: bool, in_combat: bool, **fields: object) -> Outcome:
+    """Fields that are not state (P-4); max VIT, RES, base CON and threshold within P-5.
+    VIT, Stamina and stacks are clamped to new maxima."""
     given = _fields(fields, EDITABLE)
     if not given:
         raise RuleError(f"Nothing to change: give at least one of {', '.join(EDITABLE)}.")
+    ruled = [f for f in RULE_FIELDS if f in given and given[f] != getattr(sheet, f)]
+    why = None if by_gm or not ruled else _owner_may_edit_rules(sheet, in_combat)
+    if why is not None:
+        fields_named = ", ".join(LABELS[f].removeprefix("The ") for f in ruled)
+        raise RuleError(
+            "{name}'s " + fields_named + " can change only while it is Up, not in a Breakdown "
+            "and in no combat, unless the GM changes it (P-5): " + why + ". Nothing was changed.",
+            name=sheet.name,
+        )
     empty = {emotion.value: 0 for emotion in Emotion}
     draft = _validated({**sheet.model_dump(), **given, **empty, "vit": 0, "stamina": 0})
     for emotion in Emotion:
         given[emotion.value] = min(sheet.stack(emotion), draft.threshold)
     given["vit"] = min(sheet.vit, draft.max_vit)
-    # S-2: d6 is the floor, so a smaller base die holds fewer wounds
-    given["con_wounds"] = min(sheet.con_wounds, CON_SIZES.index(draft.con_base))
     given["stamina"] = min(sheet.stamina, draft.con_die)
     after = _validated({**sheet.model_dump(), **given})
     notes: list[str] = []
-    rules: list[str] = []
+    rules = ["P-5"] if ruled else ["P-4"]
     after = _breakdown_from_stacks(after, notes, rules)
-    return finish("edit", sheet, after, rules, notes=notes)
+    if after == sheet:
+        headline = f"Nothing changes: {sheet.name} already has those values."
+    elif after.name != sheet.name:
+        headline = f"{sheet.name} is renamed {after.name}."
+    else:
+        headline = f"{sheet.name}'s sheet is edited."
+    return finish("edit", sheet, after, rules, headline=headline, notes=notes)
 
 
-def set_fields(sheet: Sheet, **fields: object) -> Outcome:
-    """GM: state fields set directly (P-3), within the ranges of section 1."""
+def set_fields(sheet: Sheet, settings: GuildSettings, **fields: object) -> Outcome:
+    """GM: state fields set directly (P-3), within section 1's ranges. A VIT set below 0
+    kills under `instant` death (V-6)."""
     given = _fields(fields, SETTABLE)
     if not given:
         raise RuleError(f"Nothing to set: give at least one of {', '.join(SETTABLE)}.")
-    wounds = given.get("con_wounds")
-    if isinstance(wounds, int) and wounds > CON_SIZES.index(sheet.con_base):
-        raise RuleError(
-            f"{sheet.name}'s CON die is d{sheet.con_base}: at most "
-            f"{CON_SIZES.index(sheet.con_base)} wounds can step it down to d6 (S-2)."
-        )
     merged = {**sheet.model_dump(), **given}
     if "stamina" not in given:
         draft = _validated({**merged, "stamina": 0})
         merged["stamina"] = min(sheet.stamina, draft.max_stamina)  # S-2
     after = _validated(merged)
     notes: list[str] = []
-    rules: list[str] = []
+    rules = ["P-3"]
     after = _breakdown_from_stacks(after, notes, rules)
-    return finish("set", sheet, after, rules, notes=notes)
+    named = ", ".join(LABELS[f].removeprefix("The ") for f in given)
+    headline = f"The GM sets {named} for {sheet.name}."
+    return finish("set", sheet, after, rules, headline=headline, settings=settings, notes=notes)
 
 
-def revive(sheet: Sheet) -> Outcome:
-    """GM: a Dead or Retired character comes back Up, at VIT 1 if it had less (V-5, E-7)."""
+def revive(sheet: Sheet, *, stress: int | None = None) -> Outcome:
+    """GM: a Dead or Retired character comes back Up, at VIT 1 if it had less (V-5, E-7).
+    E-7: refused while Stress ≥ VIT would retire it again at once, unless `stress` lowers it."""
     state = sheet.state
     if not state.is_out:
         raise RuleError(
-            f"{sheet.name} is {state.value}, not Dead or Retired: there is nothing to revive."
+            "{name} is " + state.value + ", not Dead or Retired: there is nothing to revive.",
+            name=sheet.name,
         )
-    after = sheet.update(
-        dead=False,
-        retired=False,
-        vit=max(sheet.vit, 1),
-        advantage=False,
-        recovered_this_round=False,
+    vit = max(sheet.vit, 1)
+    new_stress = sheet.stress if stress is None else stress
+    if new_stress > 0 and new_stress >= vit:
+        raise RuleError(
+            "{name} would retire again at once: Stress {stress} is at least its VIT {vit} (E-7). "
+            "Lower Stress with the revive's stress option (e.g. stress:0).",
+            name=sheet.name,
+            stress=new_stress,
+            vit=vit,
+        )
+    after = _validated(
+        {
+            **sheet.model_dump(),
+            "dead": False,
+            "retired": False,
+            "vit": vit,
+            "stress": new_stress,
+            "advantage": False,
+            "recovered_this_round": False,
+        }
     )
     rules = ["V-5"] if state is State.DEAD else ["E-7"]
-    return finish("revive", sheet, after, rules, retirement=False)
+    headline = f"{sheet.name} is back: Up at VIT {vit}/{sheet.max_vit}."
+    return finish("revive", sheet, after, rules, headline=headline, retirement=False)
+
+
+def import_sheet(
+    data: Mapping[str, object], owner_id: int, settings: GuildSettings, *, by_gm: bool
+) -> tuple[Sheet, list[str]]:
+    """P-6: the new character is the importer's. A player's import takes the build and starts
+    the state fresh; the GM's takes the state too; flags never. Every value must lie in its
+    range and be of its type: nothing is rounded or clamped. Returns the sheet and what was
+    left out, to tell the importer."""
+    known = {*EDITABLE, *IMPORTED_STATE, *NEVER_IMPORTED}
+    unknown = sorted(str(key) for key in data if key not in known)
+    if unknown:
+        raise RuleError("The file has a field this bot does not know: {field}.", field=unknown[0])
+    build = {key: data[key] for key in EDITABLE if key in data}
+    if "name" not in build:
+        raise RuleError("The sheet in that file has no name.")
+    build.setdefault("threshold", settings.emotion_threshold)
+    state = {key: data[key] for key in IMPORTED_STATE if key in data}
+    try:
+        # Strict, from JSON: an integer must be a JSON integer ("5", 5.0 and true are refused).
+        Sheet.model_validate_json(json.dumps({"owner_id": owner_id, **build, **state}), strict=True)
+    except ValidationError as error:
+        raise _refusal(
+            error, "The sheet in that file is not valid: ", "Fix the file or export it again."
+        ) from None
+    fresh = _fresh({"owner_id": owner_id, **build})
+    left_out = [key for key in state if by_gm is False and data[key] != getattr(fresh, key)]
+    if not by_gm:
+        return fresh, left_out
+    return Sheet.model_validate({**fresh.model_dump(), **state}), []

@@ -1,4 +1,5 @@
-"""Stamina (seed 001): act early, reactions, pushing a Check, other spending, rest, CON wounds."""
+"""Stamina: act early, reactions, pushing a Check, other spending, rest, CON wounds
+(S-1..S-9)."""
 
 from __future__ import annotations
 
@@ -6,9 +7,10 @@ import random
 from collections.abc import Iterable
 
 from rules import notation
-from rules.condition import action_modifier, breakdown_note, finish, refuse_if_out
-from rules.models import CON_SIZES, RestKind, Sheet
-from rules.outcome import Outcome, RuleError
+from rules.condition import action_bonuses, breakdown_reminder, finish, refuse_if_out
+from rules.errors import RuleError
+from rules.models import MAX_WOUNDS, RestKind, Sheet
+from rules.outcome import Outcome
 
 MAX_SPEND = 20
 
@@ -19,18 +21,25 @@ def _pay(sheet: Sheet, cost: int, doing: str, instead: str) -> Sheet:
     state = sheet.state
     if state.is_down:  # [interpretation] down, "the world no longer responds": no actions
         raise RuleError(
-            f"{sheet.name} is {state.value} and cannot act or spend Stamina until it is back "
-            "up: heal it (/heal), give first aid (/aid) or make its recovery roll (/recover)."
+            "{name} is " + state.value + " and cannot act or spend Stamina until it is back "
+            "up: heal it (/heal), give first aid (/aid) or make its recovery roll (/recover).",
+            name=sheet.name,
         )
     if sheet.stamina == 0:
         raise RuleError(
-            f"{sheet.name} has 0 Stamina and cannot spend any (S-8). "
-            "Stamina comes back with rest (/rest)."
+            "{name} has 0 Stamina and cannot spend any (S-8). Stamina comes back with rest "
+            "(/rest).",
+            name=sheet.name,
         )
     if cost > sheet.stamina:
         raise RuleError(
-            f"{doing[:1].upper()}{doing[1:]} costs {cost} Stamina but {sheet.name} has only "
-            f"{sheet.stamina}/{sheet.max_stamina}: nothing was spent. {instead}"
+            "{doing} costs {cost} Stamina but {name} has only {stamina}/{max}: nothing was "
+            "spent. " + instead,
+            doing=doing[:1].upper() + doing[1:],
+            cost=cost,
+            name=sheet.name,
+            stamina=sheet.stamina,
+            max=sheet.max_stamina,
         )
     return sheet.update(stamina=sheet.stamina - cost)
 
@@ -40,18 +49,25 @@ def _amount(amount: int) -> None:
         raise RuleError(f"Spend a whole number of Stamina from 1 to {MAX_SPEND}.")
 
 
+def _left(sheet: Sheet) -> str:
+    return f"Stamina {sheet.stamina}/{sheet.max_stamina}"
+
+
 def act_early(sheet: Sheet, *, in_combat: bool) -> Outcome:
     """S-4: in combat, once per round, 1 Stamina to act before the enemy."""
     if not in_combat:
         raise RuleError(
-            f"{sheet.name} is not in a combat: acting early is for combat rounds. "
-            "Join this channel's combat with /combat add."
+            "{name} is not in a combat: acting early is for combat rounds. Join this "
+            "channel's combat with /combat add.",
+            name=sheet.name,
         )
     if sheet.early_this_round:
-        raise RuleError(f"{sheet.name} already acts early this round: once per round (S-4).")
+        raise RuleError(
+            "{name} already acts early this round: once per round (S-4).", name=sheet.name
+        )
     after = _pay(sheet, 1, "acting early", "").update(early_this_round=True)
-    note = f"{sheet.name} acts before the enemy this round."
-    return finish("early", sheet, after, ["S-4"], notes=[note])
+    headline = f"{sheet.name} acts before the enemy this round (1 Stamina): {_left(after)}."
+    return finish("early", sheet, after, ["S-4"], headline=headline)
 
 
 def react(sheet: Sheet, what: str | None = None) -> Outcome:
@@ -59,9 +75,14 @@ def react(sheet: Sheet, what: str | None = None) -> Outcome:
     cost = sheet.reactions_taken + 1
     after = _pay(sheet, cost, f"reaction {cost}", "The cost resets at the start of its turn.")
     after = after.update(reactions_taken=cost)
-    doing = f": {what.strip()}" if what and what.strip() else ""
-    note = f"Reaction {cost} for {cost} Stamina{doing}. The next one costs {cost + 1}."
-    return finish("react", sheet, after, ["S-5"], notes=[note])
+    doing = f" ({what.strip()})" if what and what.strip() else ""
+    headline = (
+        f"{sheet.name} reacts{doing} for {cost} Stamina: {_left(after)}. The next reaction "
+        f"costs {cost + 1}."
+    )
+    notes = [breakdown_reminder(sheet)] if sheet.breakdown is not None else []
+    rules = ["S-5", "E-6"] if notes else ["S-5"]
+    return finish("react", sheet, after, rules, headline=headline, notes=notes)
 
 
 def push(
@@ -83,18 +104,29 @@ def push(
     rules = ["S-6"]
     after = _pay(sheet, amount, f"pushing for +{amount}", "Push for less, or rest first.")
     label = f"Check: {what.strip()}" if what and what.strip() else "Check"
-    notes = [f"+{amount} on the Check; the Stamina is spent whether it succeeds or not."]
+    notes = ["The Stamina is spent whether the Check succeeds or not."]
     rolls = ()
-    if roll is not None:
-        modifier = amount + action_modifier(sheet)
-        rolls = (notation.roll(roll, rng, label=label, modifier=modifier, target=target),)
-        if modifier != amount:
+    name = sheet.name
+    if roll is None:
+        headline = f"{name} pushes for +{amount} on the Check: {_left(after)}."
+    else:
+        bonuses = [("push", amount), *action_bonuses(sheet)]
+        check = notation.roll(roll, rng, label=label, bonuses=bonuses, target=target)
+        rolls = (check,)
+        if len(check.bonuses) > 1:
             rules.append("H-3")
-            notes.append(f"Condition {modifier - amount:+d} included in the roll.")
+        if check.success is None:
+            headline = f"{name} pushes for +{amount}: the Check totals {check.total}."
+        else:
+            verdict = "succeeds" if check.success else "fails"
+            headline = (
+                f"{name} pushes for +{amount}: the Check {verdict} ({check.total} against "
+                f"{check.target})."
+            )
     if sheet.breakdown is not None:
         rules.append("E-6")
-        notes.append(breakdown_note(sheet))
-    return finish("push", sheet, after, rules, rolls=rolls, notes=notes)
+        notes.append(breakdown_reminder(sheet))
+    return finish("push", sheet, after, rules, headline=headline, rolls=rolls, notes=notes)
 
 
 def spend(sheet: Sheet, amount: int, reason: str) -> Outcome:
@@ -103,15 +135,16 @@ def spend(sheet: Sheet, amount: int, reason: str) -> Outcome:
     reason = (reason or "").strip()
     if not reason:
         raise RuleError("Say what the Stamina is spent on (a class ability, resisting cold…).")
-    after = _pay(sheet, amount, reason, "Spend less, or rest first.")
-    return finish("spend", sheet, after, ["S-7"], notes=[f"{amount} Stamina: {reason}."])
+    after = _pay(sheet, amount, "spending Stamina", "Spend less, or rest first.")
+    headline = f"{sheet.name} spends {amount} Stamina on {reason}: {_left(after)}."
+    return finish("spend", sheet, after, ["S-7"], headline=headline)
 
 
 REST_NAMES = {
-    RestKind.SHORT: "Short rest",
-    RestKind.UNSAFE_LONG: "Unsafe long rest",
-    RestKind.SAFE_LONG: "Safe long rest",
-    RestKind.RESPITE: "Respite",
+    RestKind.SHORT: "a short rest",
+    RestKind.UNSAFE_LONG: "an unsafe long rest",
+    RestKind.SAFE_LONG: "a safe long rest",
+    RestKind.RESPITE: "a respite",
 }
 
 
@@ -132,8 +165,14 @@ def rest(sheet: Sheet, kind: RestKind) -> Outcome:
     refuse_if_out(sheet, "resting")
     gained = rest_amount(kind, sheet.max_stamina)
     after = sheet.update(stamina=min(sheet.max_stamina, sheet.stamina + gained))
-    note = f"{REST_NAMES[kind]}: up to {gained} Stamina back."
-    return finish("rest", sheet, after, ["S-9"], notes=[note])
+    if after.stamina == sheet.stamina:
+        headline = f"{sheet.name} takes {REST_NAMES[kind]}; its Stamina was already full."
+    else:
+        headline = (
+            f"{sheet.name} takes {REST_NAMES[kind]}: +{after.stamina - sheet.stamina} Stamina, "
+            f"{_left(after)}."
+        )
+    return finish("rest", sheet, after, ["S-9"], headline=headline)
 
 
 def rest_all(sheets: Iterable[Sheet], kind: RestKind) -> list[Outcome]:
@@ -142,20 +181,40 @@ def rest_all(sheets: Iterable[Sheet], kind: RestKind) -> list[Outcome]:
 
 
 def wound(sheet: Sheet) -> Outcome:
-    """S-2: the CON die steps down one size (d6 is the floor); Stamina drops to the new max."""
-    if sheet.con_die == CON_SIZES[0]:
+    """S-2: the CON die steps down one size (d6 is the floor, the wound is still recorded, up
+    to 3); Stamina above the new maximum drops to it. V-5: not on the Dead or Retired."""
+    refuse_if_out(sheet, "a CON wound")
+    if sheet.con_wounds >= MAX_WOUNDS:
         raise RuleError(
-            f"{sheet.name}'s CON die is already d6, the smallest (S-2): "
-            "a further wound cannot reduce it."
+            "{name} already carries {wounds} CON wounds, the most a sheet records (S-2).",
+            name=sheet.name,
+            wounds=MAX_WOUNDS,
         )
     stepped = sheet.update(con_wounds=sheet.con_wounds + 1, stamina=0)
     after = stepped.update(stamina=min(sheet.stamina, stepped.max_stamina))
-    return finish("wound", sheet, after, ["S-1", "S-2"])
+    wounds = f"{after.con_wounds} {'wound' if after.con_wounds == 1 else 'wounds'}"
+    if after.con_die == sheet.con_die:
+        headline = (
+            f"{sheet.name} takes a CON wound ({wounds}); its CON die is already d6, the "
+            "smallest, so nothing else changes."
+        )
+    else:
+        headline = (
+            f"{sheet.name} takes a CON wound ({wounds}): CON d{after.con_die}, {_left(after)}."
+        )
+    return finish("wound", sheet, after, ["S-2", "S-1"], headline=headline)
 
 
 def recover_wound(sheet: Sheet) -> Outcome:
     """S-3: the CON die steps back up; the maximum rises, current Stamina does not."""
+    refuse_if_out(sheet, "recovering a CON wound")
     if sheet.con_wounds == 0:
-        raise RuleError(f"{sheet.name} has no CON wound to recover (CON d{sheet.con_die}).")
+        raise RuleError(
+            "{name} has no CON wound to recover (CON d{die}).", name=sheet.name, die=sheet.con_die
+        )
     after = sheet.update(con_wounds=sheet.con_wounds - 1)
-    return finish("recover_wound", sheet, after, ["S-1", "S-3"])
+    headline = (
+        f"{sheet.name} recovers a CON wound: CON d{after.con_die}, Stamina can rise to "
+        f"{after.max_stamina} again."
+    )
+    return finish("recover_wound", sheet, after, ["S-3", "S-1"], headline=headline)

@@ -1,4 +1,4 @@
-"""Damage, magic healing, recovery rolls and first aid (seed 000: H-1, H-2, R-1..R-8, F-1)."""
+"""Damage, magic healing, recovery rolls and first aid (H-1, H-2, R-1..R-8, F-1)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,19 @@ import random
 
 from rules import notation
 from rules.condition import finish, refuse_if_out
-from rules.dice import CRIT, MISS, manual_narateer, roll_narateer
-from rules.models import CriticalBleed, DeathRule, GuildSettings, ReactionReset, Sheet, State
-from rules.outcome import Outcome, RuleError
+from rules.dice import manual_narateer, roll_narateer
+from rules.errors import RuleError
+from rules.models import (
+    CriticalBleed,
+    DyingDamage,
+    GuildSettings,
+    LastGaspAdvantage,
+    ReactionReset,
+    Sheet,
+    State,
+)
+from rules.outcome import Outcome
+from rules.rolls import CRIT, MISS, NarateerRoll
 
 MAX_AMOUNT = 10_000
 
@@ -18,23 +28,57 @@ def _amount(amount: int, what: str) -> None:
         raise RuleError(f"{what} is a whole number from 1 to {MAX_AMOUNT:,}.")
 
 
+def _crits(n: int) -> str:
+    return "One Crit" if n == 1 else f"{n} Crits"
+
+
+def _fell(sheet: Sheet, amount: int, before: Sheet) -> str:
+    """The headline of damage, by where it leaves the character (V-1..V-4)."""
+    name, state = sheet.name, sheet.state
+    if state is State.UP:
+        return f"{name} takes {amount} damage: VIT {sheet.vit}/{sheet.max_vit}."
+    if state is State.UNCONSCIOUS:
+        return (
+            f"{name} falls Unconscious at VIT 0: a recovery roll is due at the start of its "
+            "next turn."
+        )
+    if state is State.CRITICAL:
+        still = "is still" if before.state is State.CRITICAL else "collapses,"
+        return (
+            f"{name} {still} Critical at VIT {sheet.vit}: {sheet.recovery_dice} recovery "
+            f"{'die' if sheet.recovery_dice == 1 else 'dice'} at the start of its next turn."
+        )
+    return f"{name} is Dying at VIT {sheet.vit}: only the Last Gasp is left, at its next turn."
+
+
 def damage(sheet: Sheet, amount: int, settings: GuildSettings) -> Outcome:
-    """H-1: subtract from VIT with no floor; V-6 `instant` kills below 0."""
+    """H-1: subtract from VIT with no floor. V-8: damage while Dying, by the guild setting;
+    V-6 `instant` (in `finish`) kills below 0."""
     _amount(amount, "Damage")
     refuse_if_out(sheet, "taking damage")
     after = sheet.update(vit=sheet.vit - amount)
     rules = ["H-1"]
-    if settings.death_rule is DeathRule.INSTANT and after.vit < 0:
-        after = after.update(dead=True)
-        rules.append("V-6")
-    return finish("damage", sheet, after, rules)
+    if sheet.state is State.DYING:
+        rules.append("V-8")
+        if settings.dying_damage is DyingDamage.KILLS:
+            dead = after.update(dead=True)
+            headline = f"{sheet.name} dies: on this server any damage to a Dying character kills."
+            return finish("damage", sheet, dead, rules, headline=headline)
+        headline = (
+            f"{sheet.name} takes {amount} damage and is still Dying at VIT {after.vit}: "
+            "the Last Gasp decides, at its next turn."
+        )
+        return finish("damage", sheet, after, rules, headline=headline, settings=settings)
+    return finish(
+        "damage", sheet, after, rules, headline=_fell(after, amount, sheet), settings=settings
+    )
 
 
 def heal(sheet: Sheet, amount: int, settings: GuildSettings) -> Outcome:
     """H-2: magic healing, by state. Waking clears unused advantage (H-4, in `finish`)."""
     _amount(amount, "Healing")
     refuse_if_out(sheet, "healing")
-    state = sheet.state
+    state, name = sheet.state, sheet.name
     if state is State.UP:
         vit = sheet.vit + amount
     elif state is State.UNCONSCIOUS:
@@ -42,7 +86,35 @@ def heal(sheet: Sheet, amount: int, settings: GuildSettings) -> Outcome:
     else:  # Critical or Dying below 0: the first point stabilises at 0, the rest adds
         vit = amount - 1
     after = sheet.update(vit=min(sheet.max_vit, vit))
-    return finish("heal", sheet, after, ["H-2"])
+    notes: list[str] = []
+    if after.vit > 0 and state is not State.UP:
+        headline = f"{name} wakes up at VIT {after.vit}/{after.max_vit}."
+    elif after.vit > 0:
+        gained = after.vit - sheet.vit
+        if gained == 0:
+            headline = (
+                f"The healing changes nothing: {name} is already at full VIT "
+                f"({after.max_vit}/{after.max_vit})."
+            )
+        else:
+            headline = f"{name} heals {gained}: VIT {after.vit}/{after.max_vit}."
+    elif after.state is State.UNCONSCIOUS:
+        headline = (
+            f"{name} is stabilised at VIT 0: Unconscious, no longer bleeding. Heal 2 or more "
+            "to wake a character below 0 (H-2)."
+        )
+    elif after.vit == sheet.vit:  # RES 0 at VIT 0 healed by 1
+        headline = f"The healing changes nothing: {name} is still Dying at VIT 0."
+        notes.append(
+            "The first point of healing only stabilises at VIT 0, where it already is; with "
+            "RES 0, VIT 0 is still Dying (V-4). Heal 2 or more to wake it (H-2)."
+        )
+    else:
+        headline = (
+            f"{name} rises to VIT 0, but with RES 0 it is still Dying (V-4): heal 2 or more "
+            "to wake it."
+        )
+    return finish("heal", sheet, after, ["H-2"], headline=headline, notes=notes)
 
 
 def _bleeds(settings: GuildSettings, final: tuple[str, ...]) -> bool:
@@ -59,14 +131,42 @@ def _check_limit(sheet: Sheet, *, in_combat: bool, by_gm: bool) -> None:
     if in_combat:
         if sheet.recovered_this_round:
             raise RuleError(
-                f"{sheet.name} already made its recovery roll this round: "
-                "the next one comes after the GM starts the next /round."
+                "{name} already made its recovery roll this round: the next one comes after "
+                "the GM starts the next /round.",
+                name=sheet.name,
             )
     elif not by_gm:
         raise RuleError(
             "Outside combat only the GM calls for a recovery roll (R-8). "
             "Ask the GM, or join this channel's combat with /combat add."
         )
+
+
+ROLL_LABELS = {
+    State.UNCONSCIOUS: "Unconscious recovery roll",
+    State.CRITICAL: "Critical recovery roll",
+    State.DYING: "Last Gasp",
+}
+
+
+def advantage_applies(advantage: bool, state: State, settings: GuildSettings) -> bool:
+    """R-6: advantage applies to the recovery roll due now; to the Last Gasp only if the
+    guild says so."""
+    return advantage and (
+        state is not State.DYING or settings.last_gasp_advantage is LastGaspAdvantage.YES
+    )
+
+
+def recovery_roll(
+    sheet: Sheet, settings: GuildSettings, rng: random.Random, faces: str | None
+) -> NarateerRoll:
+    """The dice of the recovery roll due now: rolled, or entered from physical dice (D-5)."""
+    n, state = sheet.recovery_dice, sheet.state
+    advantage = advantage_applies(sheet.advantage, sheet.state, settings)
+    label = ROLL_LABELS[state]
+    if faces is None:
+        return roll_narateer(n, settings.die_faces, rng, advantage=advantage, label=label)
+    return manual_narateer(faces, n, settings.die_faces, advantage=advantage, label=label)
 
 
 def recover(
@@ -80,61 +180,105 @@ def recover(
 ) -> Outcome:
     """The recovery roll due now (R-1..R-8); also marks the start of the turn (C-3)."""
     refuse_if_out(sheet, "a recovery roll")
-    state = sheet.state
+    state, name = sheet.state, sheet.name
     if not state.is_down:
         raise RuleError(
-            f"{sheet.name} is Up (VIT {sheet.vit}/{sheet.max_vit}): a recovery roll is made only "
-            "while Unconscious, Critical or Dying."
+            "{name} is Up (VIT {vit}/{max_vit}): a recovery roll is made only while "
+            "Unconscious, Critical or Dying.",
+            name=name,
+            vit=sheet.vit,
+            max_vit=sheet.max_vit,
         )
     _check_limit(sheet, in_combat=in_combat, by_gm=by_gm)
-
-    n = sheet.recovery_dice
-    label = {
-        State.UNCONSCIOUS: "Unconscious recovery roll",
-        State.CRITICAL: "Critical recovery roll",
-        State.DYING: "Last Gasp",
-    }[state]
-    if faces is None:
-        roll = roll_narateer(n, settings.die_faces, rng, advantage=sheet.advantage, label=label)
-    else:
-        roll = manual_narateer(faces, n, settings.die_faces, advantage=sheet.advantage, label=label)
-    rules: list[str] = ["D-1", "D-2", "D-4"]
-    if sheet.advantage:
-        rules += ["D-3", "R-6"]  # advantage is used up by any recovery roll
-    if roll.manual:
-        rules.append("D-5")
-    crits = roll.crits
+    roll = recovery_roll(sheet, settings, rng, faces)
+    used_advantage = advantage_applies(sheet.advantage, sheet.state, settings)
+    rules: list[str] = []
     notes: list[str] = []
+    crits = roll.crits
     vit = sheet.vit
     dead = False
     if state is State.UNCONSCIOUS:
         rules += ["R-1", "R-2"]
         if crits:
             vit = min(sheet.max_vit, crits)
+            headline = f"{name} wakes up! {_crits(crits)}: VIT {vit}/{sheet.max_vit}."
+        else:
+            headline = (
+                f"No Crit (only Crits count): {name} stays Unconscious; the next roll comes "
+                "at its next turn."
+            )
     elif state is State.CRITICAL:
         rules.append("R-3")
-        if crits:
+        if crits == 1:
+            vit = 0
+            headline = f"Stabilised! One Crit: {name} is Unconscious at VIT 0."
+        elif crits:
             vit = min(sheet.max_vit, crits - 1)
+            headline = f"{name} wakes up! {_crits(crits)}: VIT {vit}/{sheet.max_vit}."
         else:
             rules.append("R-4")
             if _bleeds(settings, roll.final):
                 vit -= 1
-                notes.append(f"No Crit: {sheet.name} loses 1 VIT (R-4).")
+                lost = sheet.update(vit=vit)
+                if lost.state is State.DYING:
+                    headline = (
+                        f"No Crit: {name} loses 1 VIT and is now Dying at VIT {vit}: the Last "
+                        "Gasp comes next."
+                    )
+                else:
+                    headline = (
+                        f"No Crit: {name} loses 1 VIT and is still Critical at VIT {vit}; the "
+                        "next roll comes at its next turn."
+                    )
+            else:
+                headline = (
+                    f"No Crit (only Crits count): {name} stays Critical at VIT {vit}; the next "
+                    "roll comes at its next turn."
+                )
     else:
         rules.append("R-5")
         if CRIT in roll.final:
             vit = 0
+            if sheet.res == 0:
+                headline = (
+                    f"A Crit on the Last Gasp: {name} survives, but with RES 0 it is still Dying."
+                )
+            else:
+                headline = (
+                    f"A Crit on the Last Gasp: {name} survives, stabilised and Unconscious at "
+                    "VIT 0."
+                )
         else:
             dead = True
-            notes.append(f"The Last Gasp fails: {sheet.name} is dead (R-5).")
-
-    changes: dict[str, object] = {"vit": vit, "dead": dead, "advantage": False}
+            headline = f"The Last Gasp fails: {name} is dead."
+        if sheet.advantage and not used_advantage:
+            rules.append("R-6")
+            notes.append(
+                "On this server advantage does not apply to the Last Gasp: it waits for the "
+                "next recovery roll (R-6)."
+            )
+    rules += ["D-1", "D-2", "D-4"]
+    if used_advantage:
+        rules += ["D-3", "R-6"]  # advantage is used up by the roll it applied to
+    if roll.manual:
+        rules.append("D-5")
+    changes: dict[str, object] = {"vit": vit, "dead": dead}
+    if used_advantage:
+        changes["advantage"] = False
     if in_combat:
         changes["recovered_this_round"] = True
-    after = sheet.update(**changes)
-    after = _turn_started(after, settings, rules)
-    # R-5: the Last Gasp is never hidden (and no recovery roll is)
-    return finish("recover", sheet, after, rules, rolls=(roll,), notes=notes, public=True)
+    after = _turn_started(sheet.update(**changes), settings, rules)
+    return finish(
+        "recover",
+        sheet,
+        after,
+        rules,
+        headline=headline,
+        settings=settings,
+        rolls=(roll,),
+        notes=notes,
+        public=True,  # R-5: the Last Gasp is never hidden (and no recovery roll is)
+    )
 
 
 def _turn_started(sheet: Sheet, settings: GuildSettings, rules: list[str]) -> Sheet:
@@ -157,10 +301,12 @@ def first_aid(
 ) -> Outcome:
     """F-1: a successful Medicine check gives advantage on the next recovery roll."""
     refuse_if_out(sheet, "first aid")
+    name = sheet.name
     if not sheet.state.is_down:
         raise RuleError(
-            f"{sheet.name} is Up: first aid helps only a character that is Unconscious, "
-            "Critical or Dying."
+            "{name} is Up: first aid helps only a character that is Unconscious, Critical or "
+            "Dying.",
+            name=name,
         )
     if (success is None) == (roll is None):
         raise RuleError(
@@ -176,14 +322,13 @@ def first_aid(
         success = bool(check.success)
     elif target is not None:
         raise RuleError("A target needs a roll to compare with: give a dice expression too.")
-    notes: list[str] = []
     if not success:
-        notes.append(f"The Medicine check fails: {sheet.name} gets no advantage.")
+        headline = f"The Medicine check fails: {name} gets no advantage."
         after = sheet
     elif sheet.advantage:
-        notes.append(f"{sheet.name} already has advantage on its next recovery roll.")
+        headline = f"First aid works, but {name} already has advantage on its next recovery roll."
         after = sheet
     else:
-        notes.append(f"{sheet.name} has advantage on its next recovery roll (F-1).")
+        headline = f"First aid works: {name} has advantage on its next recovery roll."
         after = sheet.update(advantage=True)
-    return finish("first_aid", sheet, after, ["F-1"], rolls=rolls, notes=notes)
+    return finish("first_aid", sheet, after, ["F-1"], headline=headline, rolls=rolls)
