@@ -3,30 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Row, delete, select, update
+from sqlalchemy import Row, Select, case, delete, func, select
 from sqlalchemy.exc import IntegrityError
 
+from bot.db.errors import name_taken, stale
 from bot.db.guilds import GuildRepository, settings_from
-from bot.db.records import Combat, name_key, shown
-from bot.db.session import StaleWriteError
-from bot.db.tables import active_characters, characters, combat_members, combats, guilds
-from bot.services.context import CharacterRow
-from rules.models import GuildSettings, Sheet
-from rules.outcome import RuleError
+from bot.db.records import Actor, CharacterRow, Combat
+from bot.db.tables import active_characters, characters, combat_members
+from bot.db.writes import SAVE_CHARACTER, load_actor, new_character_values, save_params
+from rules.models import Sheet, State
+from rules.names import name_key
 
 _COLUMNS = (characters.c.id, characters.c.sheet, characters.c.version, characters.c.name_key)
-
-
-@dataclass(frozen=True)
-class Actor:
-    """What a command on one character needs, loaded (and locked) in one round trip."""
-
-    settings: GuildSettings
-    row: CharacterRow | None
-    combat: Combat | None
+# The status board's order: who must roll first (the Last Gasp before the others), then names.
+_DOWN_FIRST = {State.DYING.value: 0, State.CRITICAL.value: 1, State.UNCONSCIOUS.value: 2}
+_OUT = (State.DEAD.value, State.RETIRED.value)
 
 
 class CharacterRepository(GuildRepository):
@@ -39,11 +32,11 @@ class CharacterRepository(GuildRepository):
         rows = [self._row(record) for record in records]
         return sorted(rows, key=lambda row: (name_key(row.sheet.name), row.id))
 
-    def _select(self) -> Any:
+    def _select(self) -> Select[Any]:
         return select(*_COLUMNS).where(characters.c.guild_id == self.guild_id)
 
     async def character(self, name: str, *, lock: bool = True) -> CharacterRow | None:
-        """By name, ignoring case, in this guild only (P-2)."""
+        """By name, ignoring case and look-alike forms, in this guild only (P-2)."""
         stmt = self._locked(self._select().where(characters.c.name_key == name_key(name)), lock)
         record = (await self.conn.execute(stmt)).first()
         return None if record is None else self._row(record)
@@ -85,6 +78,20 @@ class CharacterRepository(GuildRepository):
         stmt = self._locked(self._select().order_by(characters.c.id), lock)
         return self._rows((await self.conn.execute(stmt)).all())
 
+    async def living(self, limit: int) -> tuple[list[CharacterRow], int]:
+        """The status board's characters: the living ones, who must roll first, at most
+        `limit`; and how many living characters there are in all."""
+        living = self._select().where(characters.c.state.not_in(_OUT))
+        order = [case(_DOWN_FIRST, value=characters.c.state, else_=9), characters.c.name_key]
+        records = (await self.conn.execute(living.order_by(*order).limit(limit))).all()
+        count = (
+            select(func.count())
+            .select_from(characters)
+            .where(characters.c.guild_id == self.guild_id, characters.c.state.not_in(_OUT))
+        )
+        total = (await self.conn.execute(count)).scalar_one()
+        return [self._row(record) for record in records], total
+
     async def members(self, combat_id: int, *, lock: bool = False) -> list[CharacterRow]:
         """The characters of a combat, by name (locked in id order, as characters())."""
         stmt = (
@@ -110,59 +117,39 @@ class CharacterRepository(GuildRepository):
         return [self._row(record) for record in (await self.conn.execute(stmt)).all()]
 
     async def add_character(self, sheet: Sheet) -> CharacterRow:
-        """Section 1: RuleError when the guild already has the name, in any case."""
+        """RuleError when the guild already has the name (its key, ignoring case and forms)."""
         self._writable()
-        key = name_key(sheet.name)
         if await self.character(sheet.name, lock=False) is not None:
             raise name_taken(sheet.name)
-        now = self._now()
-        stmt = characters.insert().values(
-            guild_id=self.guild_id,
-            name_key=key,
-            owner_id=sheet.owner_id,
-            sheet=sheet.model_dump(mode="json"),
-            version=1,
-            created_at=now,
-            updated_at=now,
-        )
+        values = new_character_values(self.guild_id, sheet, self._now())
+        stmt = characters.insert().values(**values).returning(characters.c.id)
         try:
-            row_id = (await self.conn.execute(stmt.returning(characters.c.id))).scalar_one()
+            row_id = (await self.conn.execute(stmt)).scalar_one()
         except IntegrityError:  # created by a concurrent command since the check above
             raise name_taken(sheet.name) from None
-        self._loaded[row_id] = (1, key)
+        self._loaded[row_id] = (1, values["name_key"])
         return CharacterRow(id=row_id, guild_id=self.guild_id, sheet=sheet)
 
     async def save_character(self, row_id: int, sheet: Sheet) -> None:
+        """Writes the sheet loaded in this transaction (writes.SAVE_CHARACTER, the one save)."""
         self._writable()
-        key = name_key(sheet.name)
-        stmt = update(characters).where(
-            characters.c.id == row_id, characters.c.guild_id == self.guild_id
-        )
         loaded = self._loaded.get(row_id)
-        if loaded is not None:
-            stmt = stmt.where(characters.c.version == loaded[0])
-        if loaded is None or loaded[1] != key:
+        if loaded is None:
+            raise RuntimeError(f"character {row_id} was not loaded in this transaction")
+        version, key = loaded
+        params = save_params(row_id, self.guild_id, version, sheet, self._now())
+        if key != params["new_name_key"]:
             # A rename: say so plainly rather than fail on the unique constraint.
             other = await self.character(sheet.name, lock=False)
             if other is not None and other.id != row_id:
                 raise name_taken(sheet.name)
-        stmt = stmt.values(
-            sheet=sheet.model_dump(mode="json"),
-            name_key=key,
-            owner_id=sheet.owner_id,
-            version=characters.c.version + 1,
-            updated_at=self._now(),
-        )
-        if loaded is None:  # the new version is unknown: ask for it
-            stmt = stmt.returning(characters.c.version)
         try:
-            result = await self.conn.execute(stmt)
+            result = await self.conn.execute(SAVE_CHARACTER, params)
         except IntegrityError:
             raise name_taken(sheet.name) from None
-        version = loaded[0] + 1 if loaded else result.scalar_one_or_none()
-        if (loaded and result.rowcount != 1) or version is None:
-            raise StaleWriteError(f"character {row_id} changed or vanished since it was read")
-        self._loaded[row_id] = (version, key)
+        if result.rowcount != 1:
+            raise stale(row_id)
+        self._loaded[row_id] = (version + 1, params["new_name_key"])
 
     async def delete_character(self, row_id: int) -> None:
         """Its combat membership and active selections go with it (ON DELETE CASCADE);
@@ -175,34 +162,20 @@ class CharacterRepository(GuildRepository):
         )
         self._loaded.pop(row_id, None)
 
-    async def load_actor(self, name: str | None, user_id: int) -> Actor:
+    async def load_actor(self, name: str | None, user_id: int) -> tuple[Actor, int]:
         """Settings, the character (by name, else the user's active one, locked) and its
-        combat, in one statement: what hotpath.py loads, where it is not available (an
-        in-memory SQLite database)."""
+        combat, in one statement (writes.load_actor, as the hot path loads it); with the
+        row's version."""
+        stmt = self._locked(load_actor(by_name=name is not None), True, of=characters)
+        params = {"guild_id": self.guild_id, "user_id": user_id}
         if name is not None:
-            which = characters.c.name_key == name_key(name)
-        else:
-            which = characters.c.id == self._active_id(user_id)
-        stmt = (
-            select(
-                *_COLUMNS, guilds.c.settings, combats.c.id, combats.c.channel_id, combats.c.round
-            )
-            .select_from(characters)
-            .outerjoin(guilds, guilds.c.guild_id == characters.c.guild_id)
-            .outerjoin(combat_members, combat_members.c.character_id == characters.c.id)
-            .outerjoin(combats, combats.c.id == combat_members.c.combat_id)
-            .where(characters.c.guild_id == self.guild_id, which)
-        )
-        record = (await self.conn.execute(self._locked(stmt, True, of=characters))).first()
+            params["name_key"] = name_key(name)
+        record = (await self.conn.execute(stmt, params)).first()
         if record is None:
-            return Actor(settings=await self.settings(), row=None, combat=None)
-        combat = None
-        if record[5] is not None:
-            combat = Combat(id=record[5], channel_id=record[6], round=record[7])
-        return Actor(settings=settings_from(record[4]), row=self._row(record), combat=combat)
-
-
-def name_taken(name: str) -> RuleError:
-    return RuleError(
-        f"This server already has a character named {shown(name)}. Choose another name."
-    )
+            return Actor(settings=await self.settings(), row=None, combat=None), 0
+        row_id, data, version, settings, combat_id, channel_id, round_number = record
+        sheet = Sheet.model_validate(data)
+        self._loaded[row_id] = (version, name_key(sheet.name))
+        row = CharacterRow(id=row_id, guild_id=self.guild_id, sheet=sheet)
+        combat = None if combat_id is None else Combat(combat_id, channel_id, round_number)
+        return Actor(settings=settings_from(settings), row=row, combat=combat), version

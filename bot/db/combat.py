@@ -8,7 +8,7 @@ from sqlalchemy.exc import IntegrityError
 from bot.db.records import Combat
 from bot.db.session import Session
 from bot.db.tables import characters, combat_members, combats
-from rules.outcome import RuleError
+from rules.errors import RuleError
 
 _COLUMNS = (combats.c.id, combats.c.channel_id, combats.c.round)
 ALREADY_IN_COMBAT = (

@@ -1,29 +1,42 @@
-"""The entry point of the data layer: `Database.connect(url)` and `db.transaction(guild_id)`."""
+"""The entry point of the data layer: `Database.connect(url)`, `db.transaction(guild_id)` and
+`db.act(...)`, the command on one character."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
+from sqlalchemy import select
+from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from bot.db.characters import Actor
-from bot.db.engine import BUSY_TIMEOUT_MS, READ_ONLY, create_engine, database_url
-from bot.db.hotpath import Decide, PostgresHotPath, SQLiteHotPath
+from bot.db.busy import Busy, deadline, remaining
+from bot.db.codec import Clock, utc_now
+from bot.db.engine import DEADLINE, READ_ONLY, create_engine, database_url
+from bot.db.hotpath import Command, Decide, PostgresHotPath, SQLiteHotPath
 from bot.db.migrate import upgrade_engine
+from bot.db.records import Actor, Board
+from bot.db.tables import boards
 from bot.db.uow import UnitOfWork
-from bot.db.writelock import process_write_lock
+from bot.db.writelock import ProcessWriteLock, process_write_lock
 from rules.outcome import Outcome
+
+Listener = Callable[[int], None]
 
 
 class Database:
     def __init__(
-        self, engine: AsyncEngine, hot: SQLiteHotPath | PostgresHotPath | None = None
+        self,
+        engine: AsyncEngine,
+        hot: SQLiteHotPath | PostgresHotPath | None = None,
+        *,
+        clock: Clock = utc_now,
     ) -> None:
         self.engine = engine
         self.postgres = engine.dialect.name == "postgresql"
+        self.clock = clock
         # The driver-level path of commands on one character (hotpath.py); None: the unit of
         # work does them too (an in-memory SQLite database is one connection's only).
         self._hot = hot
@@ -31,22 +44,33 @@ class Database:
         # SQLite's sleeping busy handler, keeps a hot character fast. The process lock does the
         # same between processes; BEGIN IMMEDIATE + busy_timeout stay the guard of the data.
         self._write_lock = None if self.postgres else asyncio.Lock()
-        self._process_lock = None
+        self._process_lock: ProcessWriteLock | None = None
         if not self.postgres:
-            timeout = BUSY_TIMEOUT_MS / 1000
-            self._process_lock = process_write_lock(engine.url.database, timeout)
+            self._process_lock = process_write_lock(engine.url.database)
+        # Told the guild after every committed write (the status boards listen).
+        self._listeners: list[Listener] = []
 
     @classmethod
     async def connect(
-        cls, url: str | None = None, *, connect_args: dict[str, Any] | None = None
+        cls,
+        url: str | None = None,
+        *,
+        connect_args: dict[str, Any] | None = None,
+        clock: Clock = utc_now,
+        hot_path: bool = True,
     ) -> Database:
         """Create the engine (url: DATABASE_URL by default). Does not migrate: see upgrade().
-        Connects to nothing yet."""
+        Connects to nothing yet. hot_path=False runs every command through the unit of work
+        (the tests compare the two)."""
         engine = create_engine(url or database_url(), connect_args=connect_args)
-        if engine.dialect.name == "postgresql":
-            return cls(engine, await PostgresHotPath.open(engine, connect_args or {}))
-        path = engine.url.database
-        return cls(engine, SQLiteHotPath(path) if path and path != ":memory:" else None)
+        hot: SQLiteHotPath | PostgresHotPath | None = None
+        if hot_path and engine.dialect.name == "postgresql":
+            hot = await PostgresHotPath.open(engine, connect_args or {}, clock)
+        elif hot_path:
+            path = engine.url.database
+            if path and path != ":memory:":
+                hot = SQLiteHotPath(path, engine.dialect, clock)
+        return cls(engine, hot, clock=clock)
 
     async def upgrade(self) -> None:
         """Bring the schema to the newest migration (alembic upgrade head)."""
@@ -59,18 +83,37 @@ class Database:
         if self._process_lock is not None:
             self._process_lock.close()
 
+    def listen(self, listener: Listener) -> None:
+        """`listener(guild_id)` after every committed write transaction of that guild."""
+        self._listeners.append(listener)
+
+    def _committed(self, guild_id: int) -> None:
+        for listener in self._listeners:
+            listener(guild_id)
+
     @contextlib.asynccontextmanager
     async def transaction(
         self, guild_id: int, *, read_only: bool = False
     ) -> AsyncIterator[UnitOfWork]:
         """One transaction for one command: committed when the block ends, rolled back (nothing
-        changed) when it raises. read_only=True for commands that only read (no write lock)."""
-        async with contextlib.AsyncExitStack() as stack:
-            if self._write_lock is not None and not read_only:
-                await stack.enter_async_context(self._write_lock)
-                if self._process_lock is not None:
-                    await stack.enter_async_context(self._process_lock.held())
-            yield await stack.enter_async_context(self._begin(guild_id, read_only))
+        changed) when it raises. read_only=True for commands that only read (no write lock).
+        Every wait for a lock is bounded: past the budget, Busy (busy.py)."""
+        until = deadline()
+        try:
+            async with contextlib.AsyncExitStack() as stack:
+                if self._write_lock is not None and not read_only:
+                    await _bounded(self._write_lock, until)
+                    stack.callback(self._write_lock.release)
+                    if self._process_lock is not None:
+                        await stack.enter_async_context(self._process_lock.held(until))
+                uow = await stack.enter_async_context(self._begin(guild_id, read_only, until))
+                yield uow
+        except DBAPIError as error:
+            if _gave_up_waiting(error):  # nothing was committed
+                raise Busy() from None
+            raise
+        if not read_only:
+            self._committed(guild_id)
 
     async def act(
         self,
@@ -80,27 +123,24 @@ class Database:
         decide: Decide,
         *,
         command: str,
-        inputs: dict,
+        inputs: dict[str, Any],
     ) -> Outcome:
         """One command on one character, in one transaction: load settings, the character (by
         name, else the user's active one; locked) and its combat, `decide(actor)` (pure: it
-        may run off the event loop), save `outcome.after` when it changed, log the event,
-        commit. Whatever decide raises rolls back and propagates unchanged. A caller cancelled
-        while the transaction runs (on SQLite's writer thread) no longer waits for it: it
-        still commits or rolls back as a whole."""
+        may run off the event loop, and again after a lost race), save `outcome.after`, log the
+        event, commit. Whatever decide raises rolls back and propagates unchanged. A caller
+        cancelled while the transaction runs (on SQLite's writer thread) no longer waits for
+        it: it still commits or rolls back as a whole."""
+        job = Command(guild_id, name, user_id, decide, command, inputs)
         if self._hot is not None:
-            return await self._hot.act(
-                guild_id, name, user_id, decide, command=command, inputs=inputs
-            )
+            outcome = await self._hot.act(job)
+            self._committed(guild_id)
+            return outcome
         async with self.transaction(guild_id) as uow:
-            actor = await uow.load_actor(name, user_id)
-            outcome = decide(actor)
-            row = actor.row
-            if row is None:  # decide refuses a missing character: never here
-                raise RuntimeError(f"{command}: decided without a character")
-            if outcome.after != row.sheet:
-                await uow.save_character(row.id, outcome.after)
-            await uow.log(row.id, user_id, command, inputs, outcome)
+            actor, _ = await uow.load_actor(name, user_id)
+            outcome, row = job.decided(actor)
+            await uow.save_character(row.id, outcome.after)
+            await uow.log_outcome(row.id, user_id, command, inputs, outcome)
         return outcome
 
     async def read_actor(self, guild_id: int, name: str | None, user_id: int) -> Actor:
@@ -108,18 +148,48 @@ class Database:
         if self._hot is not None:
             return await self._hot.read(guild_id, name, user_id)
         async with self.transaction(guild_id, read_only=True) as uow:
-            return await uow.load_actor(name, user_id)
+            actor, _ = await uow.load_actor(name, user_id)
+            return actor
+
+    async def all_boards(self) -> list[Board]:
+        """Every status board of every guild (a process keeps those of its own shards)."""
+        async with self.engine.connect() as conn:
+            await conn.execution_options(**{READ_ONLY: True})
+            stmt = select(boards.c.guild_id, boards.c.channel_id, boards.c.message_id)
+            return [Board(g, c, m) for g, c, m in (await conn.execute(stmt)).all()]
 
     @contextlib.asynccontextmanager
-    async def _begin(self, guild_id: int, read_only: bool) -> AsyncIterator[UnitOfWork]:
+    async def _begin(
+        self, guild_id: int, read_only: bool, until: float
+    ) -> AsyncIterator[UnitOfWork]:
         async with self.engine.connect() as conn:
-            if read_only:
-                await conn.execution_options(**{READ_ONLY: True})
+            await conn.execution_options(**{READ_ONLY: read_only, DEADLINE: until})
             async with conn.begin():
-                yield UnitOfWork(conn, guild_id, postgres=self.postgres, read_only=read_only)
+                yield UnitOfWork(
+                    conn, guild_id, postgres=self.postgres, clock=self.clock, read_only=read_only
+                )
 
     async def __aenter__(self) -> Database:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
+
+
+async def _bounded(lock: asyncio.Lock, until: float) -> None:
+    """Take the lock, waiting at most until `until`, else Busy."""
+    if not lock.locked():
+        await lock.acquire()
+        return
+    try:
+        await asyncio.wait_for(lock.acquire(), remaining(until))
+    except TimeoutError:
+        raise Busy() from None
+
+
+def _gave_up_waiting(error: DBAPIError) -> bool:
+    """PostgreSQL's lock_timeout (lock_not_available, 55P03), or SQLite's busy timeout at BEGIN
+    IMMEDIATE (the only statement that waits: after it this connection holds the lock)."""
+    if getattr(error.orig, "sqlstate", None) == "55P03":
+        return True
+    return isinstance(error, OperationalError) and "database is locked" in str(error)

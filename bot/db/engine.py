@@ -10,10 +10,15 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.util import await_
 
+from bot.db.busy import LOCK_BUDGET_S, remaining
+from bot.db.codec import dumps
+
 DEFAULT_URL = "sqlite+aiosqlite:///lastgasp.db"
-BUSY_TIMEOUT_MS = 30_000
+BUSY_TIMEOUT_MS = int(LOCK_BUDGET_S * 1000)
 # Set on a connection whose transaction only reads: SQLite then begins DEFERRED, not IMMEDIATE.
 READ_ONLY = "lastgasp_read_only"
+# Set on a connection before its transaction: the time.monotonic() its waits end at (busy.py).
+DEADLINE = "lastgasp_deadline"
 # Every SQLite connection's, the engine's and the hot path's (bot/db/hotpath.py) alike.
 SQLITE_PRAGMAS = (
     f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}",
@@ -40,8 +45,19 @@ def create_engine(url: str, *, connect_args: dict[str, Any] | None = None) -> As
             raise ValueError("PostgreSQL needs the async driver: postgresql+asyncpg://…")
         # No pre-ping (a round trip per command): a connection lost to a server restart fails
         # one transaction, which rolls back, and SQLAlchemy then renews the whole pool.
+        args = dict(connect_args or {})
+        # Every statement waits for a row lock at most the budget (busy.py), then fails.
+        args["server_settings"] = {
+            "lock_timeout": f"{BUSY_TIMEOUT_MS}ms",
+            **args.get("server_settings", {}),
+        }
         return create_async_engine(
-            url, connect_args=connect_args or {}, pool_size=10, max_overflow=20
+            url,
+            connect_args=args,
+            pool_size=10,
+            max_overflow=20,
+            pool_timeout=LOCK_BUDGET_S,
+            json_serializer=dumps,
         )
     raise ValueError(
         f"unsupported database {backend!r}: use sqlite+aiosqlite or postgresql+asyncpg"
@@ -51,9 +67,11 @@ def create_engine(url: str, *, connect_args: dict[str, Any] | None = None) -> As
 def _sqlite_engine(url: str, connect_args: dict[str, Any]) -> AsyncEngine:
     # timeout: the busy handler sqlite3 installs; it also covers BEGIN IMMEDIATE waiting for
     # another process's writer.
-    args = {"timeout": BUSY_TIMEOUT_MS / 1000, **connect_args}
+    args = {"timeout": LOCK_BUDGET_S, **connect_args}
     # No reset on return: every transaction ends in its own COMMIT or ROLLBACK already.
-    engine = create_async_engine(url, connect_args=args, pool_reset_on_return=None)
+    engine = create_async_engine(
+        url, connect_args=args, pool_reset_on_return=None, json_serializer=dumps
+    )
 
     @event.listens_for(engine.sync_engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
@@ -68,8 +86,12 @@ def _sqlite_engine(url: str, connect_args: dict[str, Any]) -> AsyncEngine:
     def _on_begin(conn: Any) -> None:
         # A deferred BEGIN that reads then writes fails at once with SQLITE_BUSY under
         # concurrency; IMMEDIATE takes the write lock first and waits for it (busy_timeout).
-        begin = "BEGIN" if conn.get_execution_options().get(READ_ONLY) else "BEGIN IMMEDIATE"
+        options = conn.get_execution_options()
+        begin = "BEGIN" if options.get(READ_ONLY) else "BEGIN IMMEDIATE"
+        until = options.get(DEADLINE)
+        if until is not None:  # wait for another process's writer at most until then
+            begin = f"PRAGMA busy_timeout = {max(1, int(remaining(until) * 1000))}; {begin}"
         # Straight to aiosqlite: one trip to its thread instead of four (cursor, execute, ...).
-        await_(conn.connection.driver_connection.execute_fetchall(begin))
+        await_(conn.connection.driver_connection.executescript(begin))
 
     return engine

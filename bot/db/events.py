@@ -1,32 +1,25 @@
-"""The append-only event log, and history and undo read from it."""
+"""The append-only event log (U-1), and history and undo read from it (U-2, U-3)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import Row, select, update
 
 from bot.db.characters import CharacterRepository
-from bot.db.records import Event, shown, utc
-from bot.db.tables import events
+from bot.db.codec import load_roll
+from bot.db.records import Event, utc
+from bot.db.tables import characters, events
+from bot.db.writes import LOG_EVENT, UNDO, event_values
+from rules import history
+from rules.errors import RuleError
 from rules.models import Sheet
-from rules.outcome import NarateerRoll, NumericRoll, Outcome, Roll, RuleError
+from rules.names import name_key
+from rules.outcome import Outcome
+from rules.rolls import Roll
 
-UNDO = "undo"
-_ROLL_KINDS: dict[str, type[NarateerRoll] | type[NumericRoll]] = {
-    "narateer": NarateerRoll,
-    "numeric": NumericRoll,
-}
-
-
-def dump_roll(roll: Roll) -> dict[str, Any]:
-    kind = "narateer" if isinstance(roll, NarateerRoll) else "numeric"
-    return {"kind": kind, **roll.model_dump(mode="json")}
-
-
-def load_roll(data: dict[str, Any]) -> Roll:
-    fields = dict(data)
-    return _ROLL_KINDS[fields.pop("kind")].model_validate(fields)
+DELETE = "character delete"
 
 
 def _sheet(data: dict[str, Any] | None) -> Sheet | None:
@@ -45,6 +38,7 @@ def _event(record: Row[Any]) -> Event:
         rules=tuple(record.rules),
         before=_sheet(record.sheet_before),
         after=_sheet(record.sheet_after),
+        is_change=record.is_change,
         created_at=utc(record.created_at),
         reverted_by=record.reverted_by,
     )
@@ -56,51 +50,73 @@ class EventRepository(CharacterRepository):
         character_id: int | None,
         user_id: int,
         command: str,
-        inputs: dict,
-        outcome: Outcome | None = None,
+        inputs: dict[str, Any],
+        *,
         before: Sheet | None = None,
         after: Sheet | None = None,
+        rolls: Sequence[Roll] = (),
+        rules: Sequence[str] = (),
     ) -> int:
-        """Append one event; the outcome, when given, supplies before, after, dice and rules.
-        Returns the event id."""
+        """Append one event (writes.LOG_EVENT, the one way an event is written); its id."""
         self._writable()
-        if outcome is not None:
-            before, after = outcome.before, outcome.after
-        stmt = events.insert().values(
+        values = event_values(
             guild_id=self.guild_id,
             character_id=character_id,
             user_id=user_id,
             command=command,
             inputs=inputs,
-            rolls=[dump_roll(roll) for roll in outcome.rolls] if outcome else [],
-            rules=list(outcome.rules) if outcome else [],
-            sheet_before=None if before is None else before.model_dump(mode="json"),
-            sheet_after=None if after is None else after.model_dump(mode="json"),
-            undoable=command != UNDO and None not in (before, after) and before != after,
-            created_at=self._now(),
+            before=before,
+            after=after,
+            rolls=rolls,
+            rules=rules,
+            now=self._now(),
         )
-        # The key without RETURNING: lastrowid on SQLite, one trip fewer to its thread.
-        return (await self.conn.execute(stmt)).inserted_primary_key[0]
+        result = await self.conn.execute(LOG_EVENT, values)
+        # The key without RETURNING on SQLite: lastrowid, one trip fewer to its thread.
+        key: int = result.inserted_primary_key[0]
+        return key
 
-    async def history(self, character_id: int, limit: int = 10) -> list[Event]:
-        """The character's latest events, newest first."""
-        stmt = (
-            select(events)
-            .where(events.c.guild_id == self.guild_id, events.c.character_id == character_id)
-            .order_by(events.c.id.desc())
-            .limit(limit)
+    async def log_outcome(
+        self,
+        character_id: int,
+        user_id: int,
+        command: str,
+        inputs: dict[str, Any],
+        outcome: Outcome,
+    ) -> int:
+        return await self.log(
+            character_id,
+            user_id,
+            command,
+            inputs,
+            before=outcome.before,
+            after=outcome.after,
+            rolls=outcome.rolls,
+            rules=outcome.rules,
         )
+
+    async def history(
+        self, character_id: int, limit: int = 10, *, bookkeeping: bool = False
+    ) -> list[Event]:
+        """The character's latest events, newest first: its changes (U-2), and its
+        bookkeeping too when asked."""
+        stmt = select(events).where(
+            events.c.guild_id == self.guild_id, events.c.character_id == character_id
+        )
+        if not bookkeeping:
+            stmt = stmt.where(events.c.is_change.is_(True))
+        stmt = stmt.order_by(events.c.id.desc()).limit(limit)
         return [_event(record) for record in (await self.conn.execute(stmt)).all()]
 
-    async def undo(self, character_id: int, user_id: int) -> Outcome:
-        """Revert the latest change not yet reverted: the sheet becomes exactly its `before`,
+    async def undo(self, character_id: int, user_id: int) -> tuple[Outcome, Event]:
+        """U-3: revert the latest change not yet reverted, field by field (rules.history);
         the reverted event is marked, and the undo is logged like any change."""
         self._writable()
         row = await self.character_by_id(character_id, lock=True)
         target = None
         if row is not None:
             stmt = (
-                select(events.c.id, events.c.command, events.c.sheet_before)
+                select(events)
                 .where(
                     events.c.guild_id == self.guild_id,
                     events.c.character_id == character_id,
@@ -110,26 +126,42 @@ class EventRepository(CharacterRepository):
                 .order_by(events.c.id.desc())
                 .limit(1)
             )
-            target = (await self.conn.execute(stmt)).first()
-        if row is None or target is None:
-            raise RuleError(f"Nothing to undo for {shown(await self._name_of(character_id))}.")
-        restored = Sheet.model_validate(target.sheet_before)
-        outcome = Outcome(
-            action=UNDO,
-            before=row.sheet,
-            after=restored,
-            notes=(f"Reverted /{target.command} (event {target.id}).",),
-        )
-        await self.save_character(character_id, restored)
-        undo_id = await self.log(
-            character_id, user_id, UNDO, {"event_id": target.id, "command": target.command}, outcome
-        )
+            record = (await self.conn.execute(stmt)).first()
+            target = None if record is None else _event(record)
+        if row is None or target is None or target.before is None or target.after is None:
+            name = row.sheet.name if row else await self.name_of(character_id)
+            raise RuleError("Nothing to undo for {name}.", name=name)
+        outcome = history.revert(row.sheet, target.before, target.after, target.command)
+        await self.save_character(character_id, outcome.after)
+        inputs = {"event_id": target.id, "command": target.command}
+        undo_id = await self.log_outcome(character_id, user_id, UNDO, inputs, outcome)
         await self.conn.execute(
             update(events).where(events.c.id == target.id).values(reverted_by=undo_id)
         )
-        return outcome
+        return outcome, target
 
-    async def _name_of(self, character_id: int) -> str:
+    async def deleted(self) -> list[tuple[int, Sheet]]:
+        """The guild's deleted characters (their log stays): id and last sheet, newest first."""
+        stmt = (
+            select(events.c.character_id, events.c.sheet_before)
+            .where(
+                events.c.guild_id == self.guild_id,
+                events.c.command == DELETE,
+                events.c.character_id.not_in(select(characters.c.id)),
+            )
+            .order_by(events.c.id.desc())
+        )
+        found: dict[int, Sheet] = {}
+        for character_id, data in (await self.conn.execute(stmt)).all():
+            if character_id not in found and data is not None:
+                found[character_id] = Sheet.model_validate(data)
+        return list(found.items())
+
+    async def deleted_named(self, name: str) -> tuple[int, Sheet] | None:
+        key = name_key(name)
+        return next(((i, s) for i, s in await self.deleted() if name_key(s.name) == key), None)
+
+    async def name_of(self, character_id: int) -> str:
         """The name, even of a deleted character: from its latest event."""
         row = await self.character_by_id(character_id, lock=False)
         if row is not None:
@@ -142,4 +174,4 @@ class EventRepository(CharacterRepository):
         )
         record = (await self.conn.execute(stmt)).first()
         sheet = None if record is None else (record[0] or record[1])
-        return sheet["name"] if sheet else f"character {character_id}"
+        return str(sheet["name"]) if sheet else f"character {character_id}"

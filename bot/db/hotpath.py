@@ -1,21 +1,25 @@
-"""The hot path: a command on one character (run_character_action), straight on the driver.
+"""The hot path: a command on one character (`Database.act`), straight on the driver.
 
-Most of the bot's traffic is one rule on one character. Through the unit of work that cost a
-dozen SQLAlchemy statements, each built anew and each a trip to the driver; here it is the
-fewest the guarantees allow, with SQL text written once and shared by both databases:
+Most of the bot's traffic is one rule on one character. Through SQLAlchemy's connection that
+costs a dozen trips to the driver; here it is the fewest the guarantees allow. The statements
+are writes.py's, compiled once for the database (compiled.py): the same rows, the same JSON
+and timestamps as the unit of work.
 
 - SQLite: one writer connection on a thread of its own runs a command's whole transaction in
   one trip: BEGIN IMMEDIATE, the one-statement load, the rule, UPDATE, INSERT, COMMIT. SQLite's
   write lock is then held only while that thread works, never while the event loop is busy
-  with other commands, and writers queue on the thread in order (no pool, no asyncio lock).
-  The cross-process file lock (writelock.py) is taken in the thread. Reads (/character show)
-  go to a reader connection on a second thread (WAL readers never wait for the writer), and a
-  third connection checkpoints the WAL so that the writer never stalls on it.
-- PostgreSQL: an asyncpg pool of its own: BEGIN, SELECT … FOR UPDATE, one statement that saves
-  and logs (with the version check), COMMIT; asyncpg prepares each statement once a connection.
+  with other commands, and writers queue on the thread in order. The cross-process file lock
+  (writelock.py) is taken in the thread. Reads (/character show) go to a reader connection on
+  a second thread (WAL readers never wait for the writer), and a third connection checkpoints
+  the WAL so that the writer never stalls on it.
+- PostgreSQL: an asyncpg pool of its own, optimistic first: the load (no transaction), the
+  rule, then one statement that saves at the loaded version and logs the event (two round
+  trips). When another command saved the character in between, the command runs again in a
+  transaction that locks the row (SELECT … FOR UPDATE), so a hot character queues instead of
+  retrying.
 
-The rule itself (`decide`) is pure (rules/ touches no I/O), so it may run on the SQLite thread.
-Every other command uses the unit of work (uow.py); both write the same rows the same way.
+The rule itself (`decide`) is pure (rules/ touches no I/O), so it may run on the SQLite thread,
+and again after a lost race. Every wait is bounded (busy.py): past it, Busy, nothing written.
 """
 
 from __future__ import annotations
@@ -23,125 +27,129 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
-import json
 import queue
-import re
 import sqlite3
 import threading
+import time
 from collections.abc import Callable
-from datetime import UTC, datetime
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from bot.db.characters import Actor, name_taken
-from bot.db.engine import BUSY_TIMEOUT_MS, SQLITE_PRAGMAS
-from bot.db.events import UNDO, dump_roll
+from bot.db.busy import LOCK_BUDGET_S, Busy, deadline, remaining
+from bot.db.codec import Clock
+from bot.db.compiled import Compiled
+from bot.db.engine import SQLITE_PRAGMAS
+from bot.db.errors import name_taken, stale
 from bot.db.guilds import settings_from_text
-from bot.db.records import Combat, name_key
-from bot.db.session import StaleWriteError
-from bot.db.writelock import process_write_lock
-from bot.services.context import CharacterRow
+from bot.db.records import Actor, CharacterRow, Combat
+from bot.db.tables import characters
+from bot.db.writes import (
+    EVENT_COLUMNS,
+    LOG_EVENT,
+    SAVE_CHARACTER,
+    SETTINGS,
+    event_values,
+    load_actor,
+    save_and_log,
+    save_params,
+)
 from rules.models import Sheet
+from rules.names import name_key
 from rules.outcome import Outcome
 
 T = TypeVar("T")
 Decide = Callable[[Actor], Outcome]
 
-# --- the statements: PostgreSQL's $n placeholders; SQLite takes them as ?n ---------------------
 
-_ACTOR = """SELECT c.id, c.sheet, c.version, c.name_key, g.settings, cb.id, cb.channel_id, cb.round
-FROM characters AS c
-LEFT JOIN guilds AS g ON g.guild_id = c.guild_id
-LEFT JOIN combat_members AS m ON m.character_id = c.id
-LEFT JOIN combats AS cb ON cb.id = m.combat_id
-WHERE c.guild_id = $1 AND """
-BY_NAME = _ACTOR + "c.name_key = $2"
-BY_ACTIVE = _ACTOR + (
-    "c.id = (SELECT a.character_id FROM active_characters AS a"
-    " WHERE a.guild_id = $1 AND a.user_id = $2)"
-)
-SETTINGS = "SELECT settings FROM guilds WHERE guild_id = $1"
-SAVE = (
-    "UPDATE characters SET sheet = $1, name_key = $2, owner_id = $3, version = version + 1,"
-    " updated_at = $4 WHERE id = $5 AND guild_id = $6 AND version = $7"
-)
-_LOG_COLUMNS = (
-    "guild_id, character_id, user_id, command, inputs, rolls, rules, sheet_before,"
-    " sheet_after, undoable, created_at"
-)
-LOG = f"INSERT INTO events ({_LOG_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"
-# PostgreSQL: save and log in one round trip. A save that finds no row (stale version) logs
-# nothing, which the caller sees as "INSERT 0 0" (and rolls back).
-SAVE_AND_LOG = (
-    f"WITH saved AS ({SAVE} RETURNING id) INSERT INTO events ({_LOG_COLUMNS})"
-    " SELECT $8::bigint, $9::integer, $10::bigint, $11::varchar, $12::json, $13::json, $14::json,"
-    " $15::json, $16::json, $17::boolean, $18::timestamptz FROM saved"
-)
+@dataclass(frozen=True)
+class Statements:
+    """writes.py's statements, compiled for one database."""
 
+    by_name: Compiled
+    by_active: Compiled
+    settings: Compiled
+    save: Compiled
+    log: Compiled
+    by_name_locked: Compiled
+    by_active_locked: Compiled
+    save_and_log: Compiled
 
-def sqlite_sql(statement: str) -> str:
-    """SQLite numbers its parameters ?1, ?2, … where PostgreSQL writes $1, $2, …"""
-    return re.sub(r"\$(\d+)", r"?\1", statement)
+    @classmethod
+    def of(cls, dialect: Dialect) -> Statements:
+        def locked(by_name: bool) -> Compiled:
+            return Compiled.of(load_actor(by_name=by_name).with_for_update(of=characters), dialect)
 
-
-_SQLITE = {sql: sqlite_sql(sql) for sql in (BY_NAME, BY_ACTIVE, SETTINGS, SAVE, LOG)}
-# SQLite needs no row lock: BEGIN IMMEDIATE already serialises every writer.
-_FOR_UPDATE = {sql: sql + " FOR UPDATE OF c" for sql in (BY_NAME, BY_ACTIVE)}
-
-
-# --- what both databases share -----------------------------------------------------------------
-
-
-def _which(name: str | None, user_id: int) -> tuple[str, object]:
-    """The load statement and its second parameter: by name, else the user's active one."""
-    return (BY_ACTIVE, user_id) if name is None else (BY_NAME, name_key(name))
-
-
-def _actor(guild_id: int, record: Any) -> tuple[Actor, int, str]:
-    """The actor of a loaded record, with the row's version and name key (for the save)."""
-    row_id, sheet, version, key, settings, combat_id, channel_id, round_number = record
-    row = CharacterRow(id=row_id, guild_id=guild_id, sheet=Sheet.model_validate_json(sheet))
-    combat = None if combat_id is None else Combat(combat_id, channel_id, round_number)
-    return Actor(settings=settings_from_text(settings), row=row, combat=combat), version, key
-
-
-class _Change:
-    """What a decided command writes: the save (when the sheet changed) and the event."""
-
-    def __init__(
-        self,
-        guild_id: int,
-        user_id: int,
-        command: str,
-        inputs: dict,
-        actor: Actor,
-        outcome: Outcome,
-    ) -> None:
-        row = actor.row
-        if row is None:  # decide() refuses a missing character: it never gets here
-            raise RuntimeError(f"{command}: decided without a character")
-        self.row_id = row.id
-        self.changed = outcome.after != row.sheet
-        after = outcome.after.model_dump_json()
-        self.key = name_key(outcome.after.name)
-        self.save = (after, self.key, outcome.after.owner_id)
-        self.log = (
-            guild_id,
-            row.id,
-            user_id,
-            command,
-            json.dumps(inputs),
-            json.dumps([dump_roll(roll) for roll in outcome.rolls]),
-            json.dumps(list(outcome.rules)),
-            outcome.before.model_dump_json(),
-            after,
-            command != UNDO and outcome.before != outcome.after,
+        return cls(
+            by_name=Compiled.of(load_actor(by_name=True), dialect),
+            by_active=Compiled.of(load_actor(by_name=False), dialect),
+            settings=Compiled.of(SETTINGS, dialect),
+            save=Compiled.of(SAVE_CHARACTER, dialect),
+            log=Compiled.of(LOG_EVENT, dialect, list(EVENT_COLUMNS)),
+            by_name_locked=locked(True),
+            by_active_locked=locked(False),
+            save_and_log=Compiled.of(save_and_log(), dialect),
         )
 
+    def load(
+        self, guild_id: int, name: str | None, user_id: int, *, lock: bool = False
+    ) -> tuple[str, tuple[Any, ...]]:
+        """The SQL and parameters that load the actor: by name, else the user's active one."""
+        if name is None:
+            statement = self.by_active_locked if lock else self.by_active
+            return statement.sql, statement.params({"guild_id": guild_id, "user_id": user_id})
+        statement = self.by_name_locked if lock else self.by_name
+        return statement.sql, statement.params({"guild_id": guild_id, "name_key": name_key(name)})
 
-def _stale(row_id: int) -> StaleWriteError:
-    return StaleWriteError(f"character {row_id} changed or vanished since it was read")
+
+def _actor(guild_id: int, record: Any) -> tuple[Actor, int]:
+    """The actor of a loaded record, with the row's version (for the save)."""
+    row_id, sheet, version, settings, combat_id, channel_id, round_number = record
+    row = CharacterRow(id=row_id, guild_id=guild_id, sheet=Sheet.model_validate_json(sheet))
+    combat = None if combat_id is None else Combat(combat_id, channel_id, round_number)
+    return Actor(settings=settings_from_text(settings), row=row, combat=combat), version
+
+
+@dataclass(frozen=True)
+class Command:
+    """One command on one character, as Database.act received it."""
+
+    guild_id: int
+    name: str | None
+    user_id: int
+    decide: Decide
+    command: str
+    inputs: dict[str, Any]
+
+    def decided(self, actor: Actor) -> tuple[Outcome, CharacterRow]:
+        outcome = self.decide(actor)
+        if actor.row is None:  # decide refuses a missing character: it never gets here
+            raise RuntimeError(f"{self.command}: decided without a character")
+        return outcome, actor.row
+
+    def writes(
+        self, row: CharacterRow, version: int, outcome: Outcome, clock: Clock
+    ) -> dict[str, Any]:
+        """The parameters of the save and of the event: always both, so that the log's
+        order is the order of the saves (the version check serialises them)."""
+        now = clock()
+        return {
+            **save_params(row.id, self.guild_id, version, outcome.after, now),
+            **event_values(
+                guild_id=self.guild_id,
+                character_id=row.id,
+                user_id=self.user_id,
+                command=self.command,
+                inputs=self.inputs,
+                before=outcome.before,
+                after=outcome.after,
+                rolls=outcome.rolls,
+                rules=outcome.rules,
+                now=now,
+            ),
+        }
 
 
 # --- SQLite ------------------------------------------------------------------------------------
@@ -157,9 +165,12 @@ _WRITER_PRAGMAS = (*_READ_PRAGMAS, "PRAGMA wal_autocheckpoint = 0")
 _CHECKPOINT_EVERY = 200
 
 
-def _sqlite_now() -> str:
-    # As SQLAlchemy stores a DateTime on SQLite (naive text, UTC by our convention).
-    return datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
+@dataclass
+class _Job:
+    run: Callable[[sqlite3.Connection], Any]
+    future: asyncio.Future[Any] | None  # None: nobody waits (a checkpoint)
+    loop: asyncio.AbstractEventLoop | None
+    until: float  # time.monotonic() past which it is refused (Busy) instead of run
 
 
 class _SQLiteThread:
@@ -172,19 +183,19 @@ class _SQLiteThread:
         self._path = path
         self._pragmas = (*SQLITE_PRAGMAS, *pragmas)
         self._file_lock = file_lock
-        self._jobs: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._serve, name=name, daemon=True)
         self._thread.start()
 
-    def run(self, job: Callable[[sqlite3.Connection], T]) -> asyncio.Future[T]:
+    def run(self, job: Callable[[sqlite3.Connection], T], until: float) -> asyncio.Future[T]:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[T] = loop.create_future()
-        self._jobs.put((job, future, loop))
+        self._jobs.put(_Job(job, future, loop, until))
         return future
 
     def post(self, job: Callable[[sqlite3.Connection], object]) -> None:
         """A job nobody waits for (from any thread)."""
-        self._jobs.put((job, None, None))
+        self._jobs.put(_Job(job, None, None, float("inf")))
 
     async def close(self) -> None:
         self._jobs.put(None)  # after the jobs already queued
@@ -200,7 +211,7 @@ class _SQLiteThread:
                 try:
                     conn = self._connect()
                 except sqlite3.Error as error:  # this job fails; the next one tries again
-                    _refuse(job, error)
+                    _hand_back(job, None, error)
                     job = self._jobs.get()
                     continue
             job = self._batch(conn, job)
@@ -208,7 +219,7 @@ class _SQLiteThread:
             conn.close()
 
     def _connect(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(self._path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+        conn = sqlite3.connect(self._path, isolation_level=None, check_same_thread=False)
         try:
             for pragma in self._pragmas:
                 conn.execute(pragma)
@@ -217,57 +228,55 @@ class _SQLiteThread:
             raise
         return conn
 
-    def _batch(self, conn: sqlite3.Connection, job: Any) -> Any:
+    def _batch(self, conn: sqlite3.Connection, job: _Job) -> _Job | None:
         """Run jobs while they keep coming (up to _BATCH) under one take of the file lock;
         returns the next job (None: stop)."""
-        held = self._file_lock.held_in_thread() if self._file_lock else contextlib.nullcontext()
-        with contextlib.ExitStack() as stack:
+        lock = self._file_lock
+        if lock is not None:
             try:
-                stack.enter_context(held)
-            except OSError as error:  # no lock file (a read-only folder?): as the unit of work
-                _refuse(job, error)
+                lock.acquire_in_thread(job.until)
+            except (Busy, OSError) as error:  # held past the deadline, or no lock file
+                _hand_back(job, None, error)
                 return self._jobs.get()
+        try:
             for _ in range(_BATCH):
                 _settle(job, conn)
                 try:
-                    job = self._jobs.get_nowait()
+                    next_job = self._jobs.get_nowait()
                 except queue.Empty:
-                    break
-                if job is None:
+                    return self._jobs.get()
+                if next_job is None:
                     return None
-            else:
-                return job
-        return self._jobs.get()
+                job = next_job
+            return job
+        finally:
+            if lock is not None:
+                lock.release()
 
 
-def _refuse(job: Any, error: Exception) -> None:
-    _, future, loop = job
-    if future is not None:
-        _hand_back(loop, future, None, error)
-
-
-def _settle(job: Any, conn: sqlite3.Connection) -> None:
-    fn, future, loop = job
-    if future is None:
+def _settle(job: _Job, conn: sqlite3.Connection) -> None:
+    if job.future is None:
         with contextlib.suppress(sqlite3.Error):  # a checkpoint: the next one tries again
-            fn(conn)
+            job.run(conn)
         return
-    if future.cancelled():  # its caller is gone: do nothing for it
+    if job.future.cancelled():  # its caller is gone: do nothing for it
+        return
+    if time.monotonic() >= job.until:  # waited in the queue past its budget
+        _hand_back(job, None, Busy())
         return
     try:
-        result = fn(conn)
+        result = job.run(conn)
     except BaseException as error:  # the caller re-raises it
-        _hand_back(loop, future, None, error)
+        _hand_back(job, None, error)
     else:
-        _hand_back(loop, future, result, None)
+        _hand_back(job, result, None)
 
 
-def _hand_back(
-    loop: asyncio.AbstractEventLoop,
-    future: asyncio.Future[Any],
-    result: Any,
-    error: BaseException | None,
-) -> None:
+def _hand_back(job: _Job, result: Any, error: BaseException | None) -> None:
+    future, loop = job.future, job.loop
+    if future is None or loop is None:
+        return
+
     def settle() -> None:
         if future.done():  # cancelled meanwhile: the transaction stands or fell as a whole
             return
@@ -284,30 +293,36 @@ def _checkpoint(conn: sqlite3.Connection) -> None:
     conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
 
 
+def _begin(conn: sqlite3.Connection, until: float) -> None:
+    """BEGIN IMMEDIATE, waiting for another process's writer at most until `until`."""
+    conn.execute(f"PRAGMA busy_timeout = {max(1, int(remaining(until) * 1000))}")
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError as error:
+        if "locked" in str(error) or "busy" in str(error):
+            raise Busy() from None
+        raise
+
+
 class SQLiteHotPath:
     """The writer, reader and checkpointer threads, started on first use."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, dialect: Dialect, clock: Clock) -> None:
         self._path = path
+        self._sql = Statements.of(dialect)
+        self._clock = clock
         self._writer: _SQLiteThread | None = None
         self._checkpointer: _SQLiteThread | None = None
         self._reader: _SQLiteThread | None = None
         self._commits = 0  # by the writer thread only
 
-    async def act(
-        self,
-        guild_id: int,
-        name: str | None,
-        user_id: int,
-        decide: Decide,
-        *,
-        command: str,
-        inputs: dict,
-    ) -> Outcome:
+    async def act(self, command: Command) -> Outcome:
+        until = deadline()
+
         def transaction(conn: sqlite3.Connection) -> Outcome:
-            conn.execute("BEGIN IMMEDIATE")
+            _begin(conn, until)
             try:
-                outcome = _sqlite_command(conn, guild_id, name, user_id, decide, command, inputs)
+                outcome = self._run(conn, command)
                 conn.execute("COMMIT")
             except BaseException:
                 if conn.in_transaction:
@@ -318,12 +333,42 @@ class SQLiteHotPath:
             return outcome
 
         if self._writer is None:
-            lock = process_write_lock(self._path, BUSY_TIMEOUT_MS / 1000)
+            from bot.db.writelock import process_write_lock
+
             self._checkpointer = _SQLiteThread(self._path, "lastgasp-sqlite-checkpointer")
             self._writer = _SQLiteThread(
-                self._path, "lastgasp-sqlite-writer", _WRITER_PRAGMAS, file_lock=lock
+                self._path,
+                "lastgasp-sqlite-writer",
+                _WRITER_PRAGMAS,
+                file_lock=process_write_lock(self._path),
             )
-        return await self._writer.run(transaction)
+        return await self._writer.run(transaction, until)
+
+    def _run(self, conn: sqlite3.Connection, command: Command) -> Outcome:
+        """Inside the writer's transaction: load, decide, save, log."""
+        actor, version = self._load(conn, command.guild_id, command.name, command.user_id)
+        outcome, row = command.decided(actor)
+        values = command.writes(row, version, outcome, self._clock)
+        try:
+            saved = conn.execute(self._sql.save.sql, self._sql.save.params(values))
+        except sqlite3.IntegrityError:  # a rename to a name the guild has (unique key)
+            raise name_taken(outcome.after.name) from None
+        if saved.rowcount != 1:
+            raise stale(row.id)
+        conn.execute(self._sql.log.sql, self._sql.log.params(values))
+        return outcome
+
+    def _load(
+        self, conn: sqlite3.Connection, guild_id: int, name: str | None, user_id: int
+    ) -> tuple[Actor, int]:
+        sql, params = self._sql.load(guild_id, name, user_id)
+        record = conn.execute(sql, params).fetchone()
+        if record is not None:
+            return _actor(guild_id, record)
+        settings = conn.execute(
+            self._sql.settings.sql, self._sql.settings.params({"guild_id": guild_id})
+        ).fetchone()
+        return Actor(settings_from_text(settings and settings[0]), None, None), 0
 
     def _committed(self) -> None:
         """On the writer thread, after each commit."""
@@ -334,7 +379,9 @@ class SQLiteHotPath:
     async def read(self, guild_id: int, name: str | None, user_id: int) -> Actor:
         if self._reader is None:
             self._reader = _SQLiteThread(self._path, "lastgasp-sqlite-reader", _READ_PRAGMAS)
-        return await self._reader.run(lambda conn: _sqlite_load(conn, guild_id, name, user_id)[0])
+        return await self._reader.run(
+            lambda conn: self._load(conn, guild_id, name, user_id)[0], deadline()
+        )
 
     async def close(self) -> None:
         """The writer first: its last commits may still ask for a checkpoint."""
@@ -344,68 +391,34 @@ class SQLiteHotPath:
         self._writer = self._checkpointer = self._reader = None
 
 
-def _sqlite_load(
-    conn: sqlite3.Connection, guild_id: int, name: str | None, user_id: int
-) -> tuple[Actor, int, str]:
-    statement, which = _which(name, user_id)
-    record = conn.execute(_SQLITE[statement], (guild_id, which)).fetchone()
-    if record is not None:
-        return _actor(guild_id, record)
-    settings = conn.execute(_SQLITE[SETTINGS], (guild_id,)).fetchone()
-    return Actor(settings_from_text(settings and settings[0]), None, None), 0, ""
-
-
-def _sqlite_command(
-    conn: sqlite3.Connection,
-    guild_id: int,
-    name: str | None,
-    user_id: int,
-    decide: Decide,
-    command: str,
-    inputs: dict,
-) -> Outcome:
-    """Inside the writer's transaction: load, decide, save, log."""
-    actor, version, key = _sqlite_load(conn, guild_id, name, user_id)
-    outcome = decide(actor)
-    change = _Change(guild_id, user_id, command, inputs, actor, outcome)
-    now = _sqlite_now()
-    if change.changed:
-        try:
-            saved = conn.execute(
-                _SQLITE[SAVE], (*change.save, now, change.row_id, guild_id, version)
-            )
-        except sqlite3.IntegrityError:
-            if change.key == key:
-                raise
-            raise name_taken(outcome.after.name) from None
-        if saved.rowcount != 1:
-            raise _stale(change.row_id)
-    conn.execute(_SQLITE[LOG], (*change.log, now))
-    return outcome
-
-
 # --- PostgreSQL --------------------------------------------------------------------------------
 
-# Enough connections to cover the event loop's delay between a transaction's round trips; few
+# Enough connections to cover the event loop's delay between a command's round trips; few
 # enough for several shards under PostgreSQL's default max_connections (100).
 POOL_SIZE = 20
+# Server-side bounds of every wait (busy.py): a statement waiting for a row lock gives up.
+SERVER_SETTINGS = {"lock_timeout": f"{int(LOCK_BUDGET_S * 1000)}ms"}
 
 
 async def _no_reset(conn: Any) -> None:
     """asyncpg's default reset (RESET ALL, UNLISTEN *, …) is a round trip per command; these
-    connections only run this module's statements, each in a transaction closed before release
-    (the pool rolls back any left open)."""
+    connections only run this module's statements, and any transaction is closed before
+    release (the pool rolls back any left open)."""
 
 
 class PostgresHotPath:
-    def __init__(self, pool: Any) -> None:
+    def __init__(self, pool: Any, dialect: Dialect, clock: Clock) -> None:
         self._pool = pool
+        self._sql = Statements.of(dialect)
+        self._clock = clock
         # First come, first served: the pool's own queue lets a newcomer take a connection
         # released to a waiter, which under load starves some commands (the p99).
         self._turns = asyncio.Semaphore(POOL_SIZE)
 
     @classmethod
-    async def open(cls, engine: AsyncEngine, connect_args: dict[str, Any]) -> PostgresHotPath:
+    async def open(
+        cls, engine: AsyncEngine, connect_args: dict[str, Any], clock: Clock
+    ) -> PostgresHotPath:
         """Its own asyncpg pool, reaching the server as the engine does; it connects on first
         use, not here."""
         import asyncpg
@@ -413,52 +426,74 @@ class PostgresHotPath:
         _, params = engine.dialect.create_connect_args(engine.url)
         accepted = inspect.signature(asyncpg.connect).parameters
         params = {k: v for k, v in {**params, **connect_args}.items() if k in accepted}
+        params["server_settings"] = {**SERVER_SETTINGS, **params.get("server_settings", {})}
         pool = await asyncpg.create_pool(min_size=0, max_size=POOL_SIZE, reset=_no_reset, **params)
-        return cls(pool)
+        return cls(pool, engine.dialect, clock)
 
-    async def act(
-        self,
-        guild_id: int,
-        name: str | None,
-        user_id: int,
-        decide: Decide,
-        *,
-        command: str,
-        inputs: dict,
-    ) -> Outcome:
+    @contextlib.asynccontextmanager
+    async def _connection(self, until: float) -> Any:
+        """A connection, after a bounded wait for a turn."""
+        if self._turns.locked():
+            try:
+                await asyncio.wait_for(self._turns.acquire(), remaining(until))
+            except TimeoutError:
+                raise Busy() from None
+        else:
+            await self._turns.acquire()
+        try:
+            async with self._pool.acquire(timeout=max(remaining(until), 0.001)) as conn:
+                yield conn
+        except TimeoutError:
+            raise Busy() from None
+        finally:
+            self._turns.release()
+
+    async def act(self, command: Command) -> Outcome:
         import asyncpg
 
-        statement, which = _which(name, user_id)
-        async with self._turns, self._pool.acquire() as conn, conn.transaction():
-            record = await conn.fetchrow(_FOR_UPDATE[statement], guild_id, which)
-            if record is None:
-                settings = await conn.fetchval(SETTINGS, guild_id)
-                decide(Actor(settings_from_text(settings), None, None))  # refuses
-                raise RuntimeError(f"{command}: decided without a character")
-            actor, version, key = _actor(guild_id, record)
-            outcome = decide(actor)
-            change = _Change(guild_id, user_id, command, inputs, actor, outcome)
-            now = datetime.now(UTC)
-            if not change.changed:
-                await conn.execute(LOG, *change.log, now)
+        try:
+            async with self._connection(deadline()) as conn:
+                outcome = await self._attempt(conn, command, lock=False)
+                if outcome is None:  # another command saved it since the load: queue on the lock
+                    async with conn.transaction():
+                        outcome = await self._attempt(conn, command, lock=True)
+                    if outcome is None:
+                        raise stale()
                 return outcome
-            save = (*change.save, now, change.row_id, guild_id, version)
-            try:
-                status = await conn.execute(SAVE_AND_LOG, *save, *change.log, now)
-            except asyncpg.UniqueViolationError:
-                if change.key == key:
-                    raise
-                raise name_taken(outcome.after.name) from None
-            if status != "INSERT 0 1":
-                raise _stale(change.row_id)
-        return outcome
+        except asyncpg.LockNotAvailableError:  # lock_timeout: the row stayed locked
+            raise Busy() from None
+
+    async def _attempt(self, conn: Any, command: Command, *, lock: bool) -> Outcome | None:
+        """Load, decide, save at the loaded version and log: the outcome, or None when the
+        version moved on (nothing written)."""
+        import asyncpg
+
+        sql, params = self._sql.load(command.guild_id, command.name, command.user_id, lock=lock)
+        record = await conn.fetchrow(sql, *params)
+        if record is None:
+            settings = await conn.fetchval(
+                self._sql.settings.sql, *self._sql.settings.params({"guild_id": command.guild_id})
+            )
+            command.decide(Actor(settings_from_text(settings), None, None))  # refuses
+            raise RuntimeError(f"{command.command}: decided without a character")
+        actor, version = _actor(command.guild_id, record)
+        outcome, row = command.decided(actor)
+        values = command.writes(row, version, outcome, self._clock)
+        statement = self._sql.save_and_log
+        try:
+            status = await conn.execute(statement.sql, *statement.params(values))
+        except asyncpg.UniqueViolationError:
+            raise name_taken(outcome.after.name) from None
+        return outcome if status == "INSERT 0 1" else None
 
     async def read(self, guild_id: int, name: str | None, user_id: int) -> Actor:
-        statement, which = _which(name, user_id)
-        async with self._turns, self._pool.acquire() as conn:
-            record = await conn.fetchrow(statement, guild_id, which)
+        sql, params = self._sql.load(guild_id, name, user_id)
+        async with self._connection(deadline()) as conn:
+            record = await conn.fetchrow(sql, *params)
             if record is None:
-                settings = await conn.fetchval(SETTINGS, guild_id)
+                settings = await conn.fetchval(
+                    self._sql.settings.sql, *self._sql.settings.params({"guild_id": guild_id})
+                )
                 return Actor(settings_from_text(settings), None, None)
         return _actor(guild_id, record)[0]
 

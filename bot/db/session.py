@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Insert, Select, Table
@@ -10,22 +10,24 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-
-class StaleWriteError(RuntimeError):
-    """A save whose row changed since it was read: the transaction is rolled back.
-
-    Cannot happen when the row was loaded with lock=True; it guards against forgetting it.
-    """
+from bot.db.codec import Clock
 
 
 class Session:
     def __init__(
-        self, conn: AsyncConnection, guild_id: int, *, postgres: bool, read_only: bool = False
+        self,
+        conn: AsyncConnection,
+        guild_id: int,
+        *,
+        postgres: bool,
+        clock: Clock,
+        read_only: bool = False,
     ) -> None:
         self.conn = conn
         self.guild_id = guild_id
         self.postgres = postgres
         self.read_only = read_only
+        self._clock = clock
         # Character id -> (version, name key) as loaded here: the optimistic check of saves.
         self._loaded: dict[int, tuple[int, str]] = {}
 
@@ -44,6 +46,5 @@ class Session:
         """An INSERT that knows ON CONFLICT on both databases."""
         return pg_insert(table) if self.postgres else sqlite_insert(table)
 
-    @staticmethod
-    def _now() -> datetime:
-        return datetime.now(UTC)
+    def _now(self) -> datetime:
+        return self._clock()

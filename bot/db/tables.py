@@ -1,8 +1,8 @@
 """The schema: SQLAlchemy 2 declarative models.
 
 Only migrations/ changes the database; a test checks these models against the migrations.
-The repositories use Core statements on `Model.__table__`, not ORM sessions; the hot path of a
-command on one character (hotpath.py) is SQL text on the driver, against these same tables.
+Every statement is built on these tables (`Model.__table__`) with SQLAlchemy Core, never an
+ORM session; writes.py builds the writes of each table once, for both paths that run them.
 """
 
 from __future__ import annotations
@@ -67,6 +67,9 @@ class CharacterModel(Base):
     name_key: Mapped[str] = mapped_column(String(128))
     owner_id: Mapped[int] = mapped_column(Snowflake)
     sheet: Mapped[dict[str, Any]] = mapped_column(JSON)
+    # The sheet's state (V-1..V-5, E-7), written with the sheet: lists and the status board
+    # filter and order by it without reading every sheet.
+    state: Mapped[str] = mapped_column(String(16), server_default="Up")
     # Optimistic check on top of the row lock: a save that lost a race fails, never overwrites.
     version: Mapped[int] = mapped_column(Integer)
     created_at: Mapped[datetime] = mapped_column(Stamp)
@@ -128,11 +131,26 @@ class EventModel(Base):
     inputs: Mapped[dict[str, Any]] = mapped_column(JSON)
     rolls: Mapped[list[Any]] = mapped_column(JSON)
     rules: Mapped[list[str]] = mapped_column(JSON)
-    sheet_before: Mapped[dict[str, Any] | None] = mapped_column(JSON)
-    sheet_after: Mapped[dict[str, Any] | None] = mapped_column(JSON)
-    # A change that undo may revert: both sheets present and different, and not an undo itself.
+    # None is SQL NULL (a creation has no sheet before, a deletion none after).
+    sheet_before: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True))
+    sheet_after: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True))
+    # U-2: a change a player can see (else bookkeeping: /history leaves it out by default).
+    is_change: Mapped[bool] = mapped_column(Boolean, server_default="0")
+    # A change that undo may revert (U-3): a change of an existing sheet, not an undo itself.
     undoable: Mapped[bool] = mapped_column(Boolean)
     reverted_by: Mapped[int | None] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(Stamp)
+
+
+class BoardModel(Base):
+    """The status board of a channel: the bot's own message there, kept current."""
+
+    __tablename__ = "boards"
+    __table_args__ = (Index(None, "guild_id"),)
+
+    channel_id: Mapped[int] = mapped_column(Snowflake, primary_key=True, autoincrement=False)
+    guild_id: Mapped[int] = mapped_column(Snowflake)
+    message_id: Mapped[int] = mapped_column(Snowflake)
     created_at: Mapped[datetime] = mapped_column(Stamp)
 
 
@@ -143,3 +161,4 @@ combats = CombatModel.__table__
 combat_members = CombatMemberModel.__table__
 active_characters = ActiveCharacterModel.__table__
 events = EventModel.__table__
+boards = BoardModel.__table__

@@ -1,0 +1,45 @@
+"""A Core statement compiled once for a database, to run straight on its driver.
+
+The SQL text, the order of its parameters and each parameter's type processor all come from
+SQLAlchemy (the engine's own dialect), so a value is written exactly as the unit of work
+writes it: the same JSON text, the same timestamp format."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy.engine import Dialect
+from sqlalchemy.sql import ClauseElement
+
+
+@dataclass(frozen=True)
+class Compiled:
+    sql: str
+    names: tuple[str, ...]
+    processors: tuple[Callable[[Any], Any] | None, ...]
+    fixed: Mapping[str, Any]  # literals of the statement itself (the 1 of `version + 1`)
+
+    @classmethod
+    def of(
+        cls, statement: ClauseElement, dialect: Dialect, keys: list[str] | None = None
+    ) -> Compiled:
+        compiled = statement.compile(dialect=dialect, column_keys=keys)
+        names = tuple(compiled.positiontup or ())
+        binds = [compiled.binds[name] for name in names]
+        return cls(
+            sql=compiled.string,
+            names=names,
+            processors=tuple(b.type.dialect_impl(dialect).bind_processor(dialect) for b in binds),
+            fixed={n: b.value for n, b in zip(names, binds, strict=True) if not b.required},
+        )
+
+    def params(self, values: Mapping[str, Any]) -> tuple[Any, ...]:
+        """The positional parameters, each through its type's processor."""
+        fixed = self.fixed
+        out = []
+        for name, process in zip(self.names, self.processors, strict=True):
+            value = fixed[name] if name in fixed else values[name]
+            out.append(value if process is None else process(value))
+        return tuple(out)
