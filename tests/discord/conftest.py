@@ -2,9 +2,9 @@
 
 No network, no token: `bot.offline.OfflineDriver` feeds gateway payloads to discord.py's parsers
 and captures every HTTP request. Every captured request body is validated against Discord's own
-OpenAPI description (../shared/discord-api-spec/openapi.json) as it happens, so a test that sends
-a bad body fails even if it only looks at the text (when the file is absent the bodies are not
-validated and the validation tests skip, saying so), and checked to allow no mention.
+OpenAPI description (pinned, found by tests/discord_spec.py) as it happens, so a test that sends
+a bad body fails even if it only looks at the text (when the description is not found the bodies
+are not validated and the validation tests skip, saying why), and checked to allow no mention.
 
 How to use it (fixture `harness`, one fresh bot on a fresh SQLite database per test):
 
@@ -39,7 +39,7 @@ Running things:
 
 Checks (module functions here): assert_refused(result, *fragments) -> the ephemeral text, no
 embed; assert_no_pings(request) runs on every body. Fixture strict_spec_validator: the validator,
-or a skip saying the spec is absent (for tests about validation itself).
+or a skip saying why the spec is absent (for tests about validation itself).
 
 Reading the result (`bot.offline.Result`):
     result.reply (first message) .content .embeds .embed .ephemeral .components .files
@@ -62,7 +62,6 @@ Setting up state without commands (straight through bot.db, in the harness guild
 from __future__ import annotations
 
 import copy
-import json
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -75,11 +74,7 @@ from bot.offline import Member, OfflineDriver, Request, Result
 from rules.dice import ScriptedRandom
 from rules.models import Sheet
 from rules.sheet_ops import EDITABLE, create_sheet
-
-SPEC_PATH = (
-    Path(__file__).resolve().parents[2].parent / "shared" / "discord-api-spec" / "openapi.json"
-)
-
+from tests import discord_spec
 
 # --- Discord's OpenAPI description: one validator per body schema, built once per session ----
 
@@ -139,24 +134,34 @@ def _shape(path: str) -> str:
 
 
 class NoSpec:
-    """Stands in when the spec is absent: the bot tests still run, test_spec_is_present skips."""
+    """Stands in when the spec is absent: the bot tests still run, unvalidated, and the tests
+    about validation itself skip with `reason`."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
 
     def check(self, request: Request) -> None:
         pass
 
 
+def load_validator() -> SpecValidator | NoSpec:
+    """The validator of the pinned description, or a NoSpec saying why there is none."""
+    found = discord_spec.find()
+    if found.spec is None:
+        return NoSpec(found.detail)
+    return SpecValidator(found.spec)
+
+
 @pytest.fixture(scope="session")
 def spec_validator() -> SpecValidator | NoSpec:
-    if not SPEC_PATH.exists():
-        return NoSpec()
-    return SpecValidator(json.loads(SPEC_PATH.read_text(encoding="utf-8")))
+    return load_validator()
 
 
 @pytest.fixture
 def strict_spec_validator(spec_validator: SpecValidator | NoSpec) -> SpecValidator:
     """For tests about validation itself: skipped, with the reason, when the spec is absent."""
     if isinstance(spec_validator, NoSpec):
-        pytest.skip(f"Discord's OpenAPI description is absent ({SPEC_PATH}): bodies not validated")
+        pytest.skip(f"bodies not validated: {spec_validator.reason}")
     return spec_validator
 
 
