@@ -1,4 +1,4 @@
-"""The bot object: intents, the command tree, the database and the cogs."""
+"""The bot object: intents, the command tree, the database, the dice, the buttons, the boards."""
 
 from __future__ import annotations
 
@@ -11,10 +11,18 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot import (
+    clicks,  # noqa: F401  (registers what each button does)
+    emoji,
+)
+from bot.boards import Boards
 from bot.config import DEFAULT_DATABASE_URL
-from bot.db import Database
-from bot.errors import LastGaspTree
-from bot.prompts import Prompts
+from bot.db.codec import Clock, utc_now
+from bot.db.database import Database
+from bot.inflight import InFlight
+from bot.render.buttons import BUTTONS
+from bot.render.dice import Faces
+from bot.tree import LastGaspTree, on_app_command_completion
 
 EXTENSIONS = (
     "bot.cogs.vitality",
@@ -23,29 +31,42 @@ EXTENSIONS = (
     "bot.cogs.sheet",
     "bot.cogs.table",
     "bot.cogs.settings",
+    "bot.cogs.board",
 )
 
 
-class _LastGasp:
-    """What both kinds of bot add to discord.py's: the database, the dice, the cogs, and the
-    one door every button click comes through (bot/prompts.py)."""
+class LastGaspBot(commands.Bot):
+    """An unstarted bot; setup_hook connects and migrates the database, loads the cogs, the
+    buttons and the dice emoji, and resumes the status boards."""
 
-    rng: random.Random
-
-    def __init__(self, *, database_url: str, rng: random.Random, **sharding: Any) -> None:
-        super().__init__(  # type: ignore[call-arg]
+    def __init__(
+        self,
+        *,
+        database_url: str,
+        rng: random.Random,
+        clock: Clock = utc_now,
+        board_interval: float | None = None,
+        **sharding: Any,
+    ) -> None:
+        super().__init__(
             command_prefix=commands.when_mentioned,  # no prefix commands: slash only
             intents=discord.Intents(guilds=True),  # no message content, no members
             help_command=None,
             tree_cls=LastGaspTree,
+            # Guild only, said once: what Discord registers, and the tree refuses the rest.
             allowed_contexts=app_commands.AppCommandContext(guild=True),
             allowed_installs=app_commands.AppInstallationType(guild=True),
             allowed_mentions=discord.AllowedMentions.none(),
             **sharding,
         )
         self.database_url = database_url
-        self.rng = rng
-        self.prompts = Prompts()  # the questions with buttons still open in this process
+        self.rng = rng  # the one random source of every roll (D-5)
+        self.clock = clock
+        self.inflight = InFlight()
+        self.faces = Faces.text()
+        self.boards = Boards(self)
+        if board_interval is not None:
+            self.boards.interval = board_interval
         self._db: Database | None = None
 
     @property
@@ -55,58 +76,55 @@ class _LastGasp:
         return self._db
 
     async def setup_hook(self) -> None:
-        self._db = await Database.connect(self.database_url)
+        self._db = await Database.connect(self.database_url, clock=self.clock)
         # Shards starting together are safe: the upgrade holds a lock in PostgreSQL.
         await self._db.upgrade()
         for extension in EXTENSIONS:
-            await self.load_extension(extension)  # type: ignore[attr-defined]
+            await self.load_extension(extension)
+        self.add_listener(on_app_command_completion)
+        self.add_dynamic_items(*BUTTONS)
+        self.faces = await emoji.faces(self)
+        await self.boards.start()
         # What is loaded by now lives as long as the process: out of the cycle collector's sight,
         # its full collections (~70 ms with the ~130,000 objects of the libraries) stop stalling
         # commands in flight (the p99 of the benchmark).
         gc.collect()
         gc.freeze()
 
-    async def on_interaction(self, interaction: discord.Interaction, /) -> None:
-        # Commands go through the tree; discord.py gives clicks no such door: this is theirs.
-        if interaction.type is discord.InteractionType.component:
-            await self.prompts.on_click(interaction)
-
     async def close(self) -> None:
-        self.prompts.close_all()
         try:
-            await super().close()  # type: ignore[misc]
+            await self.boards.close()
+            await super().close()
         finally:
             if self._db is not None:
                 await self._db.close()
                 self._db = None
 
 
-class LastGaspBot(_LastGasp, commands.Bot):
-    """An unstarted bot serving every guild; setup_hook connects and migrates the database,
-    then loads the cogs."""
-
-
-class ShardedLastGaspBot(_LastGasp, commands.AutoShardedBot):
-    """An unstarted bot serving only its shards' guilds, one of several processes."""
+class ShardedLastGaspBot(LastGaspBot, discord.AutoShardedClient):
+    """The same bot serving only its shards' guilds, one of several processes."""
 
 
 def create_bot(
     database_url: str = DEFAULT_DATABASE_URL,
     rng: random.Random | None = None,
     *,
+    clock: Clock = utc_now,
+    board_interval: float | None = None,
     shard_count: int | None = None,
     shard_ids: Sequence[int] | None = None,
-) -> LastGaspBot | ShardedLastGaspBot:
+) -> LastGaspBot:
     """The bot, unstarted. `rng` is the one random source of every roll (D-5). With a
     shard_count it runs the shards `shard_ids` (default: all of them) of that many."""
     rng = rng or random.SystemRandom()
+    options: dict[str, Any] = {"clock": clock, "board_interval": board_interval}
     if shard_count is None:
         if shard_ids is not None:
             raise ValueError("shard_ids need a shard_count")
-        return LastGaspBot(database_url=database_url, rng=rng)
+        return LastGaspBot(database_url=database_url, rng=rng, **options)
     ids = list(range(shard_count) if shard_ids is None else shard_ids)
     if not ids or any(not 0 <= i < shard_count for i in ids):
         raise ValueError(f"shard ids {ids} must lie within 0..{shard_count - 1}")
     return ShardedLastGaspBot(
-        database_url=database_url, rng=rng, shard_count=shard_count, shard_ids=ids
+        database_url=database_url, rng=rng, shard_count=shard_count, shard_ids=ids, **options
     )

@@ -59,7 +59,7 @@ def configure_logging(level: str, *, log_format: str = "text", quiet: bool = Fal
     logging.getLogger("discord.client").setLevel(logging.ERROR)
 
 
-def log_command(interaction: discord.Interaction, *, outcome: str, latency_ms: float) -> None:
+def log_command(interaction: discord.Interaction[Any], *, outcome: str, latency_ms: float) -> None:
     """The line every slash command and every click ends with; outcome is ok, refused or error,
     or expired for a click on a button that no longer acts."""
     command_log.info(
@@ -74,7 +74,7 @@ def log_command(interaction: discord.Interaction, *, outcome: str, latency_ms: f
     )
 
 
-def command_name(interaction: discord.Interaction) -> str:
+def command_name(interaction: discord.Interaction[Any]) -> str:
     """`character create`, read from the payload: also for a command the bot does not know.
     A click is named by its button (component_name)."""
     if interaction.type is discord.InteractionType.component:
@@ -89,8 +89,11 @@ def command_name(interaction: discord.Interaction) -> str:
     return " ".join(names)
 
 
-def component_name(interaction: discord.Interaction) -> str:
-    """`delete:confirm`: the button's custom id without its per-prompt nonce (bot/prompts.py),
-    so that lines of one button group together."""
+def component_name(interaction: discord.Interaction[Any]) -> str:
+    """`recover`, `delete:confirm`, `board:round`: the button without the state its custom id
+    carries (bot/render/buttons.py), so that the lines of one button group together."""
     data: Any = interaction.data or {}
-    return ":".join(str(data.get("custom_id", "?")).split(":")[:2])
+    parts = str(data.get("custom_id", "?")).split(":")
+    if parts[0] != "lg" or len(parts) < 2:
+        return "expired"
+    return ":".join(parts[1:3]) if parts[1] in ("delete", "board") else parts[1]

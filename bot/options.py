@@ -1,53 +1,143 @@
-"""Option values checked against the command's own declaration, before the command runs.
+"""The options of a command checked against the command's own declaration, before it runs.
 
-Discord's client enforces each option's type, range, length and choices, but discord.py passes
-the values on unchecked, and a broken or hostile client can send anything: the tree refuses
-such an interaction here (one place for every command), from the same declaration that is
-registered with Discord, so the limits are written once.
+Discord's client enforces each option's type, range, length and choices, but discord.py takes
+the payload as it comes, and a broken or hostile client can send anything: an option without a
+type, a value of the wrong kind, a user id missing from `resolved`, a required option left out.
+The tree refuses such an interaction here, in one place for every command, from the same
+declaration that is registered with Discord, so that the limits are written once and every
+interaction is answered (discord.py would otherwise fail on it before any handler runs).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import discord
 from discord import app_commands
 
 MAX_SAFE_INTEGER = 2**53  # Discord's integer options lie within ±2^53
 MAX_STRING = 6000  # Discord's longest string option
+MAX_AUTOCOMPLETE = 100  # what anyone can type into an option worth completing
 
 _Type = discord.AppCommandOptionType
-_SNOWFLAKE_TYPES = (_Type.user, _Type.channel, _Type.role, _Type.mentionable, _Type.attachment)
+# Where `resolved` holds the object an option's id names.
+_RESOLVED = {
+    _Type.user: ("users",),
+    _Type.role: ("roles",),
+    _Type.attachment: ("attachments",),
+    _Type.channel: ("channels",),
+    _Type.mentionable: ("users", "roles"),
+}
+_GROUPS = (1, 2)  # subcommand, subcommand group
 
 
-def leaf_options(interaction: discord.Interaction) -> list[dict]:
-    """The raw options of the command itself (subcommands nest them one or two levels down)."""
-    data = interaction.data or {}
-    options = data.get("options") or []
-    while options and isinstance(options[0], dict) and options[0].get("type") in (1, 2):
-        options = options[0].get("options") or []
-    return [o for o in options if isinstance(o, dict)]
+class Malformed(Exception):
+    """The payload is not what Discord sends: say what is wrong, briefly."""
 
 
-def bad_option(interaction: discord.Interaction) -> str | None:
-    """What is wrong with the first option whose value breaks its declaration, or None."""
+def _leaf_options(data: Any) -> list[Any]:
+    """The command's own options (subcommands nest them one or two levels down), checked for
+    the shape Discord gives them."""
+    if not isinstance(data, dict) or not isinstance(data.get("name"), str):
+        raise Malformed("This command arrived incomplete. Try it again.")
+    options = data.get("options", [])
+    for _ in range(3):
+        if not isinstance(options, list) or not all(isinstance(o, dict) for o in options):
+            raise Malformed("This command's options arrived garbled. Try it again.")
+        groups = [o for o in options if o.get("type") in _GROUPS]
+        if not groups:
+            return options
+        group = groups[0]
+        if not isinstance(group.get("name"), str):
+            raise Malformed("This command arrived incomplete. Try it again.")
+        options = group.get("options", [])
+    raise Malformed("This command's options arrived garbled. Try it again.")
+
+
+def leaf_options(interaction: discord.Interaction[Any]) -> list[dict[str, Any]]:
+    """The raw options of the command itself, or [] when the payload is malformed."""
+    try:
+        return _leaf_options(interaction.data)
+    except Malformed:
+        return []
+
+
+def problem(interaction: discord.Interaction[Any]) -> str | None:
+    """What is wrong with this interaction's options, or None. For an autocomplete, the
+    focused option may hold any partial text (it is checked by the completion itself)."""
+    try:
+        options = _leaf_options(interaction.data)
+    except Malformed as error:
+        return str(error)
     command = interaction.command
     if not isinstance(command, app_commands.Command):
-        return None
-    declared = {p.display_name: p for p in command.parameters}
+        return None  # a command the bot does not know: the tree says so (out of date)
     autocomplete = interaction.type is discord.InteractionType.autocomplete
-    for option in leaf_options(interaction):
-        name, value = option.get("name"), option.get("value")
-        param = declared.get(name)  # type: ignore[arg-type]
-        if param is None or (autocomplete and option.get("focused")):
-            continue  # an option the bot does not know is ignored; a typed partial is free text
-        problem = _wrong_type(param.type, value)
-        if problem:
-            return f"`{name}` {problem} Check the option and retry."
-        problem = _out_of_bounds(param, value)
-        if problem:
-            return problem
+    declared = {p.display_name: p for p in command.parameters}
+    resolved = (interaction.data or {}).get("resolved") or {}
+    given = set()
+    for option in options:
+        name = option.get("name")
+        param = declared.get(name) if isinstance(name, str) else None
+        if param is None:
+            return (
+                f"`{_shown(name)}` is not an option of this command. Check the command and retry."
+            )
+        given.add(name)
+        if autocomplete and option.get("focused"):
+            continue
+        found = _problem(param, option, resolved)
+        if found:
+            return found
+    if not autocomplete:
+        missing = [
+            p.display_name for p in command.parameters if p.required and p.display_name not in given
+        ]
+        if missing:
+            return f"`{missing[0]}` is missing: give it a value and retry."
     return None
+
+
+def focused_text(interaction: discord.Interaction[Any]) -> str | None:
+    """The text typed into the focused option of an autocomplete, or None when it is not text
+    or is too long to be worth completing."""
+    for option in leaf_options(interaction):
+        if option.get("focused"):
+            value = option.get("value")
+            if isinstance(value, str) and len(value) <= MAX_AUTOCOMPLETE:
+                return value
+            return None
+    return None
+
+
+def _shown(value: object) -> str:
+    return str(value).replace("`", "'")[:40]
+
+
+def _problem(param: app_commands.Parameter, option: dict[str, Any], resolved: Any) -> str | None:
+    name = param.display_name
+    if option.get("type") != param.type.value or "value" not in option:
+        return (
+            f"`{name}` arrived as something else than it is declared. Check the option and retry."
+        )
+    value = option["value"]
+    wrong = _wrong_type(param.type, value)
+    if wrong:
+        return f"`{name}` {wrong} Check the option and retry."
+    if param.type in _RESOLVED and not _is_resolved(param.type, str(value), resolved):
+        return f"`{name}` must be picked from Discord's list. Pick it again and retry."
+    return _out_of_bounds(param, value)
+
+
+def _is_resolved(kind: _Type, snowflake: str, resolved: Any) -> bool:
+    if not isinstance(resolved, dict):
+        return False
+    for key in _RESOLVED[kind]:
+        found = resolved.get(key)
+        if isinstance(found, dict) and isinstance(found.get(snowflake), dict):
+            return True
+    return False
 
 
 def _wrong_type(kind: _Type, value: object) -> str | None:
@@ -67,21 +157,21 @@ def _wrong_type(kind: _Type, value: object) -> str | None:
     elif kind is _Type.boolean:
         if not isinstance(value, bool):
             return "must be true or false."
-    elif kind in _SNOWFLAKE_TYPES and not (isinstance(value, str) and value.isdigit()):
+    elif kind in _RESOLVED and not (isinstance(value, str) and value.isdigit()):
         return "must be picked from Discord's list."
     return None
 
 
-def _out_of_bounds(param: app_commands.Parameter, value: object) -> str | None:
+def _out_of_bounds(param: app_commands.Parameter, value: Any) -> str | None:
     name = param.display_name
     if param.choices:
         allowed = [choice.value for choice in param.choices]
         if value not in allowed:
             return _choice(allowed, name)
     if param.type is _Type.string:
-        return _length(value, param.min_value, param.max_value, name)  # type: ignore[arg-type]
+        return _length(value, param.min_value, param.max_value, name)
     if param.type is _Type.integer:
-        return _range(value, param.min_value, param.max_value, name)  # type: ignore[arg-type]
+        return _range(value, param.min_value, param.max_value, name)
     return None
 
 
@@ -90,17 +180,17 @@ def _choice(allowed: Sequence[object], option: str) -> str:
 
 
 def _length(value: str, low: float | None, high: float | None, option: str) -> str | None:
-    high = int(high or MAX_STRING)
-    if len(value) > high:
-        return f"`{option}` takes at most {high} characters. Shorten it and retry."
+    most = int(high or MAX_STRING)
+    if len(value) > most:
+        return f"`{option}` takes at most {most} characters. Shorten it and retry."
     if low and len(value) < low:
         return f"`{option}` takes at least {int(low)} characters."
     return None
 
 
 def _range(value: int, low: float | None, high: float | None, option: str) -> str | None:
-    low = -MAX_SAFE_INTEGER if low is None else int(low)
-    high = MAX_SAFE_INTEGER if high is None else int(high)
-    if not low <= value <= high:
-        return f"`{option}` must be between {low} and {high}. Enter a value in that range."
+    least = -MAX_SAFE_INTEGER if low is None else int(low)
+    most = MAX_SAFE_INTEGER if high is None else int(high)
+    if not least <= value <= most:
+        return f"`{option}` must be between {least} and {most}. Enter a value in that range."
     return None

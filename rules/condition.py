@@ -124,6 +124,7 @@ def finish(
     """The Outcome of an action: adds instant death (V-6, when `settings` are given), the
     retirement check (E-7), the state change (V-7) and the injury condition after a change of
     VIT (H-3). A death or a retirement becomes the headline; what happened moves to the notes.
+    (The headline of a fall already says which roll is due and when: C-3.)
 
     E-7 is checked when Stress rose, VIT fell or the character woke; `retirement=False` skips
     it (the GM reviving a character).
@@ -156,10 +157,9 @@ def finish(
     if after.vit != before.vit:
         rule_ids.append("H-3")
         now, was = injury(after), injury(before)
-        if not after.state.is_out and (now != was or now != NO_INJURY):
+        # It weighs on the rolls of a character that acts: one that is up.
+        if after.state is State.UP and (now != was or now != NO_INJURY):
             all_notes.append(f"Injury condition (H-3): {now.label}.")
-    if after.state.is_down and after.state is not before.state:
-        all_notes.append(recovery_due_note(after))
     return Outcome(
         action=action,
         before=before,

@@ -78,10 +78,10 @@ def _emotion(emotion: Emotion) -> Callable[[Sheet], str]:
 
 
 # U-2: every field a player can see, as it is written everywhere (`VIT 3/10` is written
-# `VIT 3` in a change: the maximum has its own row). State first: V-7 reads `Up → Critical`.
+# `VIT 3` in a change: the maximum has its own row). V-7 reads `VIT 1 → -1 · Up → Critical`.
 VISIBLE: tuple[tuple[str, Callable[[Sheet], str]], ...] = (
-    ("State", lambda s: s.state.value),
     ("VIT", lambda s: str(s.vit)),
+    ("State", lambda s: s.state.value),
     ("Name", lambda s: s.name),
     ("Owner", lambda s: f"<@{s.owner_id}>"),
     ("max VIT", lambda s: str(s.max_vit)),
@@ -123,7 +123,7 @@ def _rows(
 
 
 def diff(before: Sheet, after: Sheet) -> list[Change]:
-    """Every visible difference (U-2), State first, then VIT."""
+    """Every visible difference (U-2), VIT and State first."""
     return _rows(VISIBLE, before, after)
 
 

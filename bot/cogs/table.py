@@ -12,25 +12,49 @@ from __future__ import annotations
 
 from typing import Literal
 
-import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot import replies
 from bot.cogs.common import (
     CHARACTER,
     CHARACTER_OR_ACTIVE,
+    GM_ONLY,
     CharacterName,
-    caller_of,
+    Interaction,
     character_autocomplete,
-    reply,
-    send_outcome,
+    choice,
+    label,
+    send_acted,
 )
+from bot.people import caller_of, faces_for
 from bot.render import table as render
+from bot.render.common import CHOICES_LIMIT
+from bot.render.outcome import outcome_reply
 from bot.services import table as service
+from rules.errors import RuleError
 from rules.models import RestKind
 
-GM_ONLY = discord.Permissions(manage_guild=True)
 HISTORY_DEFAULT = 10
+
+
+async def history_autocomplete(
+    interaction: Interaction, current: str
+) -> list[app_commands.Choice[str]]:
+    """The characters of the server; for the GM, the deleted ones too (their log stays)."""
+    choices = await character_autocomplete(interaction, current)
+    if len(choices) >= CHOICES_LIMIT:
+        return choices
+    try:
+        gone = await service.deleted_characters(interaction.client.db, caller_of(interaction))
+    except Exception:
+        return choices
+    typed = current.strip().casefold()
+    for character_id, sheet in gone:
+        if sheet.name.casefold().startswith(typed) and len(choices) < CHOICES_LIMIT:
+            value = f"{service.DELETED}{character_id}"
+            choices.append(choice(value, f"{label(sheet)} · deleted"))
+    return choices
 
 
 class TableCog(commands.Cog, name="Table"):
@@ -39,64 +63,56 @@ class TableCog(commands.Cog, name="Table"):
         name="quest", description="GM: quests (E-5)", default_permissions=GM_ONLY
     )
 
-    def __init__(self, bot: commands.Bot) -> None:
-        self.bot = bot
-
-    @property
-    def db(self):
-        return self.bot.db  # type: ignore[attr-defined]
-
-    @property
-    def rng(self):
-        return self.bot.rng  # type: ignore[attr-defined]
-
     # --- /combat -----------------------------------------------------------------------------
 
     @combat.command(name="start", description="GM: start combat in this channel")
-    async def combat_start(self, interaction: discord.Interaction) -> None:
-        started = await service.start_combat(self.db, caller_of(interaction))
-        await reply(interaction, embeds=[render.combat_started(started)])
+    async def combat_start(self, interaction: Interaction) -> None:
+        started = await service.start_combat(interaction.client.db, caller_of(interaction))
+        await replies.deliver(interaction, render.combat_started(started))
 
     @combat.command(name="end", description="GM: end the combat in this channel")
-    async def combat_end(self, interaction: discord.Interaction) -> None:
-        view = await service.end_combat(self.db, caller_of(interaction))
-        await reply(interaction, embeds=[render.combat_ended(view.combat, view.members)])
+    async def combat_end(self, interaction: Interaction) -> None:
+        view = await service.end_combat(interaction.client.db, caller_of(interaction))
+        await replies.deliver(interaction, render.combat_ended(view.combat, view.members))
 
     @combat.command(name="status", description="The combat in this channel: round and members")
-    async def combat_status(self, interaction: discord.Interaction) -> None:
-        view = await service.combat_status(self.db, caller_of(interaction))
-        await reply(interaction, embeds=[render.combat_status(view.combat, view.members)])
+    async def combat_status(self, interaction: Interaction) -> None:
+        view = await service.combat_status(interaction.client.db, caller_of(interaction))
+        await replies.deliver(interaction, render.combat_status(view.combat, view.members))
 
     @combat.command(name="add", description="Owner or GM: a character joins this channel's combat")
     @app_commands.describe(character=CHARACTER)
     @app_commands.autocomplete(character=character_autocomplete)
-    async def combat_add(self, interaction: discord.Interaction, character: CharacterName) -> None:
-        fight, row = await service.join_combat(self.db, caller_of(interaction), character)
-        await reply(interaction, embeds=[render.combat_joined(fight, row.sheet, joined=True)])
+    async def combat_add(self, interaction: Interaction, character: CharacterName) -> None:
+        fight, row = await service.join_combat(
+            interaction.client.db, caller_of(interaction), character
+        )
+        await replies.deliver(interaction, render.combat_joined(fight, row.sheet, joined=True))
 
     @combat.command(name="remove", description="Owner or GM: a character leaves this combat")
     @app_commands.describe(character=CHARACTER)
     @app_commands.autocomplete(character=character_autocomplete)
-    async def combat_remove(
-        self, interaction: discord.Interaction, character: CharacterName
-    ) -> None:
-        fight, row = await service.leave_combat(self.db, caller_of(interaction), character)
-        await reply(interaction, embeds=[render.combat_joined(fight, row.sheet, joined=False)])
+    async def combat_remove(self, interaction: Interaction, character: CharacterName) -> None:
+        fight, row = await service.leave_combat(
+            interaction.client.db, caller_of(interaction), character
+        )
+        await replies.deliver(interaction, render.combat_joined(fight, row.sheet, joined=False))
 
     # --- the clock ---------------------------------------------------------------------------
 
     @app_commands.command(name="round", description="GM: the next combat round in this channel")
-    @app_commands.default_permissions(manage_guild=True)
-    async def round_(self, interaction: discord.Interaction) -> None:
-        result = await service.next_round(self.db, caller_of(interaction))
-        await reply(interaction, embeds=[render.round_started(result.combat, result.early)])
+    @app_commands.default_permissions(GM_ONLY)
+    async def round_(self, interaction: Interaction) -> None:
+        result = await service.next_round(interaction.client.db, caller_of(interaction))
+        reply = render.round_started(result.combat, result.early, result.members)
+        await replies.deliver(interaction, reply)
 
     @app_commands.command(name="day", description="GM: the next in-game day")
-    @app_commands.default_permissions(manage_guild=True)
-    async def day(self, interaction: discord.Interaction) -> None:
-        result = await service.next_day(self.db, caller_of(interaction))
+    @app_commands.default_permissions(GM_ONLY)
+    async def day(self, interaction: Interaction) -> None:
+        result = await service.next_day(interaction.client.db, caller_of(interaction))
         changed = sum(1 for o in result.outcomes if o.after != o.before)
-        await reply(interaction, embeds=[render.day_started(result.day, changed)])
+        await replies.deliver(interaction, render.day_started(result.day, changed))
 
     # --- Stamina, wounds, quests -------------------------------------------------------------
 
@@ -109,66 +125,90 @@ class TableCog(commands.Cog, name="Table"):
     @app_commands.autocomplete(character=character_autocomplete)
     async def rest(
         self,
-        interaction: discord.Interaction,
+        interaction: Interaction,
         kind: Literal["short", "unsafe_long", "safe_long", "respite"],
         character: CharacterName | None = None,
         everyone: bool = False,
     ) -> None:
-        outcomes = await service.rest(
-            self.db, caller_of(interaction), self.rng, RestKind(kind), character, everyone=everyone
-        )
-        if everyone:
-            title = f"Everyone rests · {kind}"
-            await reply(interaction, embeds=[render.outcomes_list(title, outcomes, "Rules: S-9")])
-        else:
-            await send_outcome(interaction, outcomes[0])
+        bot, caller = interaction.client, caller_of(interaction)
+        if not everyone:
+            acted = await service.rest(bot.db, caller, bot.rng, RestKind(kind), character)
+            await send_acted(interaction, acted)
+            return
+        if character is not None:
+            raise RuleError("Give either a character or everyone:true, not both.")
+        outcomes = await service.rest_everyone(bot.db, caller, RestKind(kind))
+        reply = render.outcomes_list(f"Everyone rests · {kind}", outcomes, "Rules: S-9")
+        await replies.deliver(interaction, reply)
 
     @app_commands.command(name="wound", description="GM: a CON wound, or its recovery (S-2, S-3)")
-    @app_commands.default_permissions(manage_guild=True)
+    @app_commands.default_permissions(GM_ONLY)
     @app_commands.describe(character=CHARACTER, recover="Recover a wound instead of taking one")
     @app_commands.autocomplete(character=character_autocomplete)
     async def wound(
-        self, interaction: discord.Interaction, character: CharacterName, recover: bool = False
+        self, interaction: Interaction, character: CharacterName, recover: bool = False
     ) -> None:
-        outcome = await service.wound(
-            self.db, caller_of(interaction), self.rng, character, recover=recover
+        bot = interaction.client
+        acted = await service.wound(
+            bot.db, caller_of(interaction), bot.rng, character, recover=recover
         )
-        await send_outcome(interaction, outcome)
+        await send_acted(interaction, acted)
 
     @quest.command(name="complete", description="GM: clears stacks and Stress, ends a Breakdown")
     @app_commands.describe(character=CHARACTER)
     @app_commands.autocomplete(character=character_autocomplete)
-    async def quest_complete(
-        self, interaction: discord.Interaction, character: CharacterName
-    ) -> None:
-        outcome = await service.complete_quest(self.db, caller_of(interaction), self.rng, character)
-        await send_outcome(interaction, outcome)
+    async def quest_complete(self, interaction: Interaction, character: CharacterName) -> None:
+        bot = interaction.client
+        acted = await service.complete_quest(bot.db, caller_of(interaction), bot.rng, character)
+        await send_acted(interaction, acted)
 
     # --- the event log -----------------------------------------------------------------------
 
     @app_commands.command(name="history", description="Owner or GM: a character's latest changes")
     @app_commands.describe(
-        character=CHARACTER_OR_ACTIVE,
-        limit="How many changes, 1–25 (default 10)",
+        character=f"{CHARACTER_OR_ACTIVE}; the GM also finds deleted ones",
+        limit="How many entries, 1–25 (default 10)",
+        all="Bookkeeping too: rounds, turns, joining and leaving combat (U-2)",
     )
-    @app_commands.autocomplete(character=character_autocomplete)
+    @app_commands.autocomplete(character=history_autocomplete)
     async def history(
         self,
-        interaction: discord.Interaction,
-        character: CharacterName | None = None,
+        interaction: Interaction,
+        character: app_commands.Range[str, 1, 40] | None = None,
         limit: app_commands.Range[int, 1, 25] = HISTORY_DEFAULT,
+        all: bool = False,
     ) -> None:
-        row, events = await service.history(self.db, caller_of(interaction), character, limit)
-        await reply(interaction, embeds=[render.history(row.sheet, events)], ephemeral=True)
+        found = await service.history(
+            interaction.client.db, caller_of(interaction), character, limit, everything=all
+        )
+        reply = render.history(
+            found.sheet,
+            found.events,
+            faces_for(interaction),
+            deleted=found.deleted,
+            everything=all,
+        )
+        await replies.deliver(interaction, reply)
 
     @app_commands.command(name="undo", description="GM: revert the latest change to a character")
-    @app_commands.default_permissions(manage_guild=True)
+    @app_commands.default_permissions(GM_ONLY)
     @app_commands.describe(character=CHARACTER)
     @app_commands.autocomplete(character=character_autocomplete)
-    async def undo(self, interaction: discord.Interaction, character: CharacterName) -> None:
-        outcome = await service.undo(self.db, caller_of(interaction), character)
-        await send_outcome(interaction, outcome)
+    async def undo(self, interaction: Interaction, character: CharacterName) -> None:
+        undone = await service.undo(interaction.client.db, caller_of(interaction), character)
+        acted = undone.acted
+        reply = outcome_reply(
+            acted.outcome,
+            character_id=acted.character_id,
+            settings=acted.settings,
+            faces=faces_for(interaction),
+        )
+        embed = reply.embeds[0]
+        embed.description = (
+            f"{embed.description}\nReverted: {render.event_summary(undone.reverted)}."
+        )
+        await replies.deliver(interaction, reply)
 
 
 async def setup(bot: commands.Bot) -> None:
-    await bot.add_cog(TableCog(bot))
+    await bot.add_cog(TableCog())

@@ -1,21 +1,20 @@
-"""/damage, /heal, /recover, /aid, /odds (seed 000: Vitality, recovery, first aid)."""
+"""/damage, /heal, /recover, /aid, /odds: Vitality, recovery rolls, first aid."""
 
 from __future__ import annotations
 
-import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot import replies
 from bot.cogs.common import (
     CHARACTER_OR_ACTIVE,
     CharacterName,
-    caller_of,
+    Interaction,
     character_autocomplete,
-    reply,
-    run_play,
-    services,
+    send_acted,
 )
-from bot.render.odds import odds_embed
+from bot.people import caller_of
+from bot.render.odds import odds_reply
 from bot.services import play
 
 MAX_AMOUNT = 10_000  # H-1, H-2
@@ -23,33 +22,38 @@ MAX_AMOUNT = 10_000  # H-1, H-2
 
 class Vitality(commands.Cog):
     @app_commands.command(name="damage", description="Subtract VIT from a character (H-1)")
-    @app_commands.guild_only()
     @app_commands.describe(amount="Damage taken, 1 to 10000", character=CHARACTER_OR_ACTIVE)
     @app_commands.autocomplete(character=character_autocomplete)
     async def damage(
         self,
-        interaction: discord.Interaction,
+        interaction: Interaction,
         amount: app_commands.Range[int, 1, MAX_AMOUNT],
         character: CharacterName | None = None,
     ) -> None:
-        await run_play(interaction, play.damage, amount=amount, character=character)
+        bot = interaction.client
+        acted = await play.damage(
+            bot.db, caller_of(interaction), bot.rng, amount=amount, character=character
+        )
+        await send_acted(interaction, acted)
 
     @app_commands.command(name="heal", description="Magic healing (H-2)")
-    @app_commands.guild_only()
     @app_commands.describe(amount="Points of healing, 1 to 10000", character=CHARACTER_OR_ACTIVE)
     @app_commands.autocomplete(character=character_autocomplete)
     async def heal(
         self,
-        interaction: discord.Interaction,
+        interaction: Interaction,
         amount: app_commands.Range[int, 1, MAX_AMOUNT],
         character: CharacterName | None = None,
     ) -> None:
-        await run_play(interaction, play.heal, amount=amount, character=character)
+        bot = interaction.client
+        acted = await play.heal(
+            bot.db, caller_of(interaction), bot.rng, amount=amount, character=character
+        )
+        await send_acted(interaction, acted)
 
     @app_commands.command(
         name="recover", description="The recovery roll due now: Unconscious, Critical or Last Gasp"
     )
-    @app_commands.guild_only()
     @app_commands.describe(
         character=CHARACTER_OR_ACTIVE,
         faces="Faces rolled on physical dice, one letter per die: M, H or C (e.g. C H M)",
@@ -57,16 +61,19 @@ class Vitality(commands.Cog):
     @app_commands.autocomplete(character=character_autocomplete)
     async def recover(
         self,
-        interaction: discord.Interaction,
+        interaction: Interaction,
         character: CharacterName | None = None,
         faces: app_commands.Range[str, 1, 100] | None = None,
     ) -> None:
-        await run_play(interaction, play.recover, character=character, faces=faces)
+        bot = interaction.client
+        acted = await play.recover(
+            bot.db, caller_of(interaction), bot.rng, character=character, faces=faces
+        )
+        await send_acted(interaction, acted)
 
     @app_commands.command(
         name="aid", description="First aid: advantage on the next recovery roll (F-1)"
     )
-    @app_commands.guild_only()
     @app_commands.describe(
         character="The character receiving aid",
         success="The Medicine check you rolled succeeded",
@@ -76,28 +83,34 @@ class Vitality(commands.Cog):
     @app_commands.autocomplete(character=character_autocomplete)
     async def aid(
         self,
-        interaction: discord.Interaction,
+        interaction: Interaction,
         character: CharacterName,
         success: bool | None = None,
         roll: app_commands.Range[str, 1, 100] | None = None,
-        target: int | None = None,
+        target: app_commands.Range[int, -1000, 1000] | None = None,
     ) -> None:
-        await run_play(
-            interaction, play.aid, character=character, success=success, roll=roll, target=target
+        bot = interaction.client
+        acted = await play.aid(
+            bot.db,
+            caller_of(interaction),
+            bot.rng,
+            character=character,
+            success=success,
+            roll=roll,
+            target=target,
         )
+        await send_acted(interaction, acted)
 
     @app_commands.command(
-        name="odds", description="Exact chances of the next recovery roll and the rounds after"
+        name="odds", description="Exact chances of the next recovery roll and the rolls after"
     )
-    @app_commands.guild_only()
     @app_commands.describe(character=CHARACTER_OR_ACTIVE)
     @app_commands.autocomplete(character=character_autocomplete)
-    async def odds(
-        self, interaction: discord.Interaction, character: CharacterName | None = None
-    ) -> None:
-        db, _ = services(interaction)
-        odds = await play.recovery_odds(db, caller_of(interaction), character=character)
-        await reply(interaction, embeds=[odds_embed(odds)])
+    async def odds(self, interaction: Interaction, character: CharacterName | None = None) -> None:
+        found = await play.recovery_odds(
+            interaction.client.db, caller_of(interaction), character=character
+        )
+        await replies.deliver(interaction, odds_reply(found))
 
 
 async def setup(bot: commands.Bot) -> None:

@@ -12,7 +12,14 @@ from bot.db.errors import name_taken, stale
 from bot.db.guilds import GuildRepository, settings_from
 from bot.db.records import Actor, CharacterRow, Combat
 from bot.db.tables import active_characters, characters, combat_members
-from bot.db.writes import SAVE_CHARACTER, load_actor, new_character_values, save_params
+from bot.db.writes import (
+    SAVE_CHARACTER,
+    Target,
+    actor_params,
+    load_actor,
+    new_character_values,
+    save_params,
+)
 from rules.models import Sheet, State
 from rules.names import name_key
 
@@ -162,14 +169,12 @@ class CharacterRepository(GuildRepository):
         )
         self._loaded.pop(row_id, None)
 
-    async def load_actor(self, name: str | None, user_id: int) -> tuple[Actor, int]:
-        """Settings, the character (by name, else the user's active one, locked) and its
-        combat, in one statement (writes.load_actor, as the hot path loads it); with the
+    async def load_actor(self, target: Target, user_id: int) -> tuple[Actor, int]:
+        """Settings, the character (by name, by id, else the user's active one, locked) and
+        its combat, in one statement (writes.load_actor, as the hot path loads it); with the
         row's version."""
-        stmt = self._locked(load_actor(by_name=name is not None), True, of=characters)
-        params = {"guild_id": self.guild_id, "user_id": user_id}
-        if name is not None:
-            params["name_key"] = name_key(name)
+        stmt = self._locked(load_actor(target), True, of=characters)
+        params = actor_params(self.guild_id, target, user_id)
         record = (await self.conn.execute(stmt, params)).first()
         if record is None:
             return Actor(settings=await self.settings(), row=None, combat=None), 0

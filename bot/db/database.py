@@ -8,7 +8,7 @@ import contextlib
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -18,9 +18,10 @@ from bot.db.engine import DEADLINE, READ_ONLY, create_engine, database_url
 from bot.db.hotpath import Command, Decide, PostgresHotPath, SQLiteHotPath
 from bot.db.migrate import upgrade_engine
 from bot.db.records import Actor, Board
-from bot.db.tables import boards
+from bot.db.tables import boards, events
 from bot.db.uow import UnitOfWork
 from bot.db.writelock import ProcessWriteLock, process_write_lock
+from bot.db.writes import Target
 from rules.outcome import Outcome
 
 Listener = Callable[[int], None]
@@ -118,7 +119,7 @@ class Database:
     async def act(
         self,
         guild_id: int,
-        name: str | None,
+        target: Target,
         user_id: int,
         decide: Decide,
         *,
@@ -131,25 +132,36 @@ class Database:
         event, commit. Whatever decide raises rolls back and propagates unchanged. A caller
         cancelled while the transaction runs (on SQLite's writer thread) no longer waits for
         it: it still commits or rolls back as a whole."""
-        job = Command(guild_id, name, user_id, decide, command, inputs)
+        job = Command(guild_id, target, user_id, decide, command, inputs)
         if self._hot is not None:
             outcome = await self._hot.act(job)
             self._committed(guild_id)
             return outcome
         async with self.transaction(guild_id) as uow:
-            actor, _ = await uow.load_actor(name, user_id)
+            actor, _ = await uow.load_actor(target, user_id)
             outcome, row = job.decided(actor)
             await uow.save_character(row.id, outcome.after)
             await uow.log_outcome(row.id, user_id, command, inputs, outcome)
         return outcome
 
-    async def read_actor(self, guild_id: int, name: str | None, user_id: int) -> Actor:
+    async def read_actor(self, guild_id: int, target: Target, user_id: int) -> Actor:
         """What act() loads, read only (no lock, no write lock): for the commands that look."""
         if self._hot is not None:
-            return await self._hot.read(guild_id, name, user_id)
+            return await self._hot.read(guild_id, target, user_id)
         async with self.transaction(guild_id, read_only=True) as uow:
-            actor, _ = await uow.load_actor(name, user_id)
+            actor, _ = await uow.load_actor(target, user_id)
             return actor
+
+    async def latest_events(self, guild_ids: set[int]) -> dict[int, int]:
+        """The newest event id of each guild (for the boards: what changed elsewhere)."""
+        async with self.engine.connect() as conn:
+            await conn.execution_options(**{READ_ONLY: True})
+            stmt = (
+                select(events.c.guild_id, func.max(events.c.id))
+                .where(events.c.guild_id.in_(guild_ids))
+                .group_by(events.c.guild_id)
+            )
+            return {g: latest for g, latest in (await conn.execute(stmt)).all()}
 
     async def all_boards(self) -> list[Board]:
         """Every status board of every guild (a process keeps those of its own shards)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Row, select, update
+from sqlalchemy import Row, func, select, update
 
 from bot.db.characters import CharacterRepository
 from bot.db.codec import load_roll
@@ -139,6 +139,11 @@ class EventRepository(CharacterRepository):
             update(events).where(events.c.id == target.id).values(reverted_by=undo_id)
         )
         return outcome, target
+
+    async def latest_event(self) -> int:
+        """The id of the guild's newest event (0: none): what changed since is newer."""
+        stmt = select(func.max(events.c.id)).where(events.c.guild_id == self.guild_id)
+        return (await self.conn.execute(stmt)).scalar_one_or_none() or 0
 
     async def deleted(self) -> list[tuple[int, Sheet]]:
         """The guild's deleted characters (their log stays): id and last sheet, newest first."""

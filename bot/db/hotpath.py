@@ -51,57 +51,55 @@ from bot.db.writes import (
     LOG_EVENT,
     SAVE_CHARACTER,
     SETTINGS,
+    Target,
+    actor_params,
     event_values,
     load_actor,
     save_and_log,
     save_params,
 )
 from rules.models import Sheet
-from rules.names import name_key
 from rules.outcome import Outcome
 
 T = TypeVar("T")
 Decide = Callable[[Actor], Outcome]
 
 
+_KINDS: tuple[Target, ...] = ("name", 0, None)  # one target of each kind: by name, id, active
+
+
 @dataclass(frozen=True)
 class Statements:
     """writes.py's statements, compiled for one database."""
 
-    by_name: Compiled
-    by_active: Compiled
+    loads: dict[tuple[type, bool], Compiled]  # by (type of target, locked)
     settings: Compiled
     save: Compiled
     log: Compiled
-    by_name_locked: Compiled
-    by_active_locked: Compiled
     save_and_log: Compiled
 
     @classmethod
     def of(cls, dialect: Dialect) -> Statements:
-        def locked(by_name: bool) -> Compiled:
-            return Compiled.of(load_actor(by_name=by_name).with_for_update(of=characters), dialect)
-
+        loads = {}
+        for kind in _KINDS:
+            statement = load_actor(kind)
+            loads[type(kind), False] = Compiled.of(statement, dialect)
+            loads[type(kind), True] = Compiled.of(statement.with_for_update(of=characters), dialect)
         return cls(
-            by_name=Compiled.of(load_actor(by_name=True), dialect),
-            by_active=Compiled.of(load_actor(by_name=False), dialect),
+            loads=loads,
             settings=Compiled.of(SETTINGS, dialect),
             save=Compiled.of(SAVE_CHARACTER, dialect),
             log=Compiled.of(LOG_EVENT, dialect, list(EVENT_COLUMNS)),
-            by_name_locked=locked(True),
-            by_active_locked=locked(False),
             save_and_log=Compiled.of(save_and_log(), dialect),
         )
 
     def load(
-        self, guild_id: int, name: str | None, user_id: int, *, lock: bool = False
+        self, guild_id: int, target: Target, user_id: int, *, lock: bool = False
     ) -> tuple[str, tuple[Any, ...]]:
-        """The SQL and parameters that load the actor: by name, else the user's active one."""
-        if name is None:
-            statement = self.by_active_locked if lock else self.by_active
-            return statement.sql, statement.params({"guild_id": guild_id, "user_id": user_id})
-        statement = self.by_name_locked if lock else self.by_name
-        return statement.sql, statement.params({"guild_id": guild_id, "name_key": name_key(name)})
+        """The SQL and parameters that load the actor: by name, by id, else the user's active
+        one."""
+        statement = self.loads[type(target), lock]
+        return statement.sql, statement.params(actor_params(guild_id, target, user_id))
 
 
 def _actor(guild_id: int, record: Any) -> tuple[Actor, int]:
@@ -117,7 +115,7 @@ class Command:
     """One command on one character, as Database.act received it."""
 
     guild_id: int
-    name: str | None
+    target: Target
     user_id: int
     decide: Decide
     command: str
@@ -242,16 +240,18 @@ class _SQLiteThread:
             for _ in range(_BATCH):
                 _settle(job, conn)
                 try:
-                    next_job = self._jobs.get_nowait()
+                    following = self._jobs.get_nowait()
                 except queue.Empty:
-                    return self._jobs.get()
-                if next_job is None:
+                    break
+                if following is None:
                     return None
-                job = next_job
-            return job
+                job = following
+            else:
+                return job  # more are waiting: another take of the lock, after other processes
         finally:
             if lock is not None:
                 lock.release()
+        return self._jobs.get()  # idle: wait without holding the lock
 
 
 def _settle(job: _Job, conn: sqlite3.Connection) -> None:
@@ -346,7 +346,7 @@ class SQLiteHotPath:
 
     def _run(self, conn: sqlite3.Connection, command: Command) -> Outcome:
         """Inside the writer's transaction: load, decide, save, log."""
-        actor, version = self._load(conn, command.guild_id, command.name, command.user_id)
+        actor, version = self._load(conn, command.guild_id, command.target, command.user_id)
         outcome, row = command.decided(actor)
         values = command.writes(row, version, outcome, self._clock)
         try:
@@ -359,9 +359,9 @@ class SQLiteHotPath:
         return outcome
 
     def _load(
-        self, conn: sqlite3.Connection, guild_id: int, name: str | None, user_id: int
+        self, conn: sqlite3.Connection, guild_id: int, target: Target, user_id: int
     ) -> tuple[Actor, int]:
-        sql, params = self._sql.load(guild_id, name, user_id)
+        sql, params = self._sql.load(guild_id, target, user_id)
         record = conn.execute(sql, params).fetchone()
         if record is not None:
             return _actor(guild_id, record)
@@ -376,11 +376,11 @@ class SQLiteHotPath:
         if self._commits % _CHECKPOINT_EVERY == 0 and self._checkpointer is not None:
             self._checkpointer.post(_checkpoint)
 
-    async def read(self, guild_id: int, name: str | None, user_id: int) -> Actor:
+    async def read(self, guild_id: int, target: Target, user_id: int) -> Actor:
         if self._reader is None:
             self._reader = _SQLiteThread(self._path, "lastgasp-sqlite-reader", _READ_PRAGMAS)
         return await self._reader.run(
-            lambda conn: self._load(conn, guild_id, name, user_id)[0], deadline()
+            lambda conn: self._load(conn, guild_id, target, user_id)[0], deadline()
         )
 
     async def close(self) -> None:
@@ -468,7 +468,7 @@ class PostgresHotPath:
         version moved on (nothing written)."""
         import asyncpg
 
-        sql, params = self._sql.load(command.guild_id, command.name, command.user_id, lock=lock)
+        sql, params = self._sql.load(command.guild_id, command.target, command.user_id, lock=lock)
         record = await conn.fetchrow(sql, *params)
         if record is None:
             settings = await conn.fetchval(
@@ -486,8 +486,8 @@ class PostgresHotPath:
             raise name_taken(outcome.after.name) from None
         return outcome if status == "INSERT 0 1" else None
 
-    async def read(self, guild_id: int, name: str | None, user_id: int) -> Actor:
-        sql, params = self._sql.load(guild_id, name, user_id)
+    async def read(self, guild_id: int, target: Target, user_id: int) -> Actor:
+        sql, params = self._sql.load(guild_id, target, user_id)
         async with self._connection(deadline()) as conn:
             record = await conn.fetchrow(sql, *params)
             if record is None:

@@ -150,11 +150,16 @@ ACTOR_COLUMNS = (
 )
 
 
-def load_actor(*, by_name: bool) -> Select[Any]:
-    """Settings, the character (by name key, else the user's active one) and its combat, in
-    one statement. Parameters: guild_id, and name_key or user_id."""
-    if by_name:
+Target = str | int | None  # a name, a row id (a button's), or None: the user's active one
+
+
+def load_actor(target: Target) -> Select[Any]:
+    """Settings, the character (by name key, by id, else the user's active one) and its
+    combat, in one statement. Parameters: guild_id, and name_key, row_id or user_id."""
+    if isinstance(target, str):
         which = characters.c.name_key == bindparam("name_key")
+    elif isinstance(target, int):
+        which = characters.c.id == bindparam("row_id")
     else:
         which = characters.c.id == (
             select(active_characters.c.character_id)
@@ -172,6 +177,14 @@ def load_actor(*, by_name: bool) -> Select[Any]:
         .outerjoin(combats, combats.c.id == combat_members.c.combat_id)
         .where(characters.c.guild_id == bindparam("guild_id"), which)
     )
+
+
+def actor_params(guild_id: int, target: Target, user_id: int) -> dict[str, Any]:
+    if isinstance(target, str):
+        return {"guild_id": guild_id, "name_key": name_key(target)}
+    if isinstance(target, int):
+        return {"guild_id": guild_id, "row_id": target}
+    return {"guild_id": guild_id, "user_id": user_id}
 
 
 SETTINGS = select(guilds.c.settings).where(guilds.c.guild_id == bindparam("guild_id"))

@@ -1,18 +1,17 @@
-"""The driver: an unstarted bot fed gateway payloads, its HTTP captured and answered."""
+"""The driver: an unstarted bot fed gateway payloads, its HTTP captured and answered as Discord
+would (bot/offline/seams.py holds every private door it needs)."""
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import contextvars
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import discord
 from discord import AppCommandOptionType
-from discord.http import Route
-from discord.webhook import async_ as webhook_async
 
+from bot.offline import seams
 from bot.offline.messages import (
     Message,
     NotFoundResponse,
@@ -24,6 +23,7 @@ from bot.offline.messages import (
 from bot.offline.payloads import (
     APPLICATION_ID,
     BOT_USER_ID,
+    EPHEMERAL,
     Guild,
     Member,
     command_data,
@@ -34,47 +34,44 @@ from bot.offline.payloads import (
     user_payload,
 )
 
-# The tasks discord.py starts for an interaction, all while it parses the payload: commands,
-# views, modals, and the on_interaction listener (where the bot answers every click:
-# bot/prompts.py).
-_INVOKER_TASKS = (
-    "CommandTree-invoker",
-    "discord-ui-view-dispatch-",
-    "discord-ui-modal-dispatch-",
-    "discord.py: on_interaction",
-)
-TIMEOUT = 30.0  # seconds an interaction may run before `feed` gives up on it
+TIMEOUT = 30.0  # seconds an interaction may run before `result` gives up on it
 
-# The token of the interaction whose task is running: tasks inherit it from the parse call, so a
+# The token of the interaction a task works for. Tasks inherit it from the call that fed the
+# payload (and tasks they create, from them), so every task of an interaction is known, and a
 # request made through the bot's own HTTP client (no token in its route) is still attributed.
 _current_token: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "offline_interaction", default=None
 )
+
+Fault = Callable[[Request], BaseException | None]
 
 
 class SentInteraction:
     """One interaction handed to the bot by `OfflineDriver.send`, while it runs and after.
 
     `reply` resolves with the interaction's own message as soon as it is complete (a type 4
-    reply, an update of the clicked message, or the edit that completes a deferred reply), or
-    with None if the interaction ended without one (autocomplete, a modal, nothing sent).
-    `await sent.result()` waits until its tasks are done and returns what it produced.
+    reply, an update of the clicked message, or what completes a deferred reply), or with None
+    if the interaction ended without one (autocomplete, a modal, nothing sent).
+    `await sent.result()` waits until every task of the interaction is done (those it started,
+    too) and returns what it produced.
     """
 
     def __init__(self, token: str, clicked: Message | None) -> None:
+        loop = asyncio.get_running_loop()
         self.token = token
-        self.reply: asyncio.Future[Message | None] = asyncio.get_running_loop().create_future()
+        self.reply: asyncio.Future[Message | None] = loop.create_future()
         # Filled in by the driver as the bot's requests arrive.
         self._requests: list[Request] = []
         self._messages: list[Message] = []
-        self._choices: list[dict] | None = None
-        self._modal: dict | None = None
+        self._choices: list[dict[str, Any]] | None = None
+        self._modal: dict[str, Any] | None = None
         self._clicked = clicked
-        self._tasks: set[asyncio.Task] = set()
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._done = asyncio.Event()
+        self._deferred: Message | None = None  # a "thinking" message no followup filled yet
 
     async def result(self, timeout: float = TIMEOUT) -> Result:
-        if self._tasks:
-            await asyncio.wait_for(asyncio.gather(*self._tasks, return_exceptions=True), timeout)
+        await asyncio.wait_for(self._done.wait(), timeout)
         return Result(
             requests=list(self._requests),
             messages=list(self._messages),
@@ -96,8 +93,9 @@ class OfflineDriver:
     """Feeds gateway payloads to an unstarted bot and captures what it sends back.
 
     With `keep_history=False` nothing outlives its interaction: `requests` and `messages` stay
-    empty, and an interaction's record is dropped once its tasks are done (a later edit of its
-    messages gets 404 Unknown Message, as for a deleted one). For long runs: the benchmark.
+    empty but for channel messages, and an interaction's record is dropped once its tasks are
+    done (a later edit of its messages gets 404 Unknown Message, as for a deleted one). For
+    long runs: the benchmark.
     """
 
     def __init__(
@@ -111,34 +109,59 @@ class OfflineDriver:
         self.application_id = application_id
         self.keep_history = keep_history
         self.requests: list[Request] = []  # every request, in order (with keep_history)
-        self.messages: dict[int, Message] = {}  # every message by id (with keep_history)
+        self.messages: dict[int, Message] = {}  # interaction messages by id (with keep_history)
+        self.channel_messages: dict[int, Message] = {}  # the bot's own channel messages, by id
+        self.emoji: dict[str, int] = {}  # the application's emoji, by name
+        self.faults: list[Fault] = []  # each may turn the bot's next request into an error
         self._interactions: dict[str, SentInteraction] = {}  # by token
-        self._running: set[asyncio.Task] = set()
+        self._running: set[asyncio.Task[Any]] = set()
         self._cdn: dict[str, bytes] = {}
         self._started = False
+        self._remove_webhooks: Callable[[], None] | None = None
+        self._previous_factory: Any = None
 
     # --- lifecycle -------------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Patch HTTP, run the bot's setup hooks (no login, no gateway)."""
-        bot = self.bot
-        bot._connection.application_id = self.application_id
-        # What READY would set: the bot's own user (the guild cache asks for it).
+        """Answer HTTP in-process, run the bot's setup hooks (no login, no gateway)."""
         me = {**user_payload(BOT_USER_ID, "Last Gasp"), "bot": True, "verified": True}
-        bot._connection.user = discord.ClientUser(state=bot._connection, data=me)
-        bot.http.request = self._http_request  # type: ignore[method-assign]
-        bot.http.get_from_cdn = self._get_from_cdn  # type: ignore[method-assign]
-        _install_webhook_capture(self)
-        await bot._async_setup_hook()
-        await bot.setup_hook()
+        seams.set_identity(self.bot, self.application_id, me)
+        seams.install_http(self.bot, self._http_request, self._get_from_cdn)
+        self._remove_webhooks = seams.install_webhooks(self._webhook_request)
+        loop = asyncio.get_running_loop()
+        self._previous_factory = loop.get_task_factory()
+        loop.set_task_factory(self._task_factory)
+        await seams.run_setup_hooks(self.bot)
         self._started = True
 
     async def close(self) -> None:
-        """Close the bot (disposing its database) and undo the HTTP patch."""
+        """Close the bot (disposing its database) and undo the HTTP patches."""
         try:
             await self.bot.close()
         finally:
-            _remove_webhook_capture(self)
+            if self._remove_webhooks is not None:
+                self._remove_webhooks()
+            asyncio.get_running_loop().set_task_factory(self._previous_factory)
+
+    def _task_factory(self, loop: asyncio.AbstractEventLoop, coro: Any, **kwargs: Any) -> Any:
+        if self._previous_factory is not None:
+            task = self._previous_factory(loop, coro, **kwargs)
+        else:
+            task = asyncio.Task(coro, loop=loop, **kwargs)
+        context = kwargs.get("context")
+        token = context.get(_current_token) if context is not None else _current_token.get()
+        sent = self._interactions.get(token) if token is not None else None
+        if sent is not None:
+            sent._tasks.add(task)
+            self._running.add(task)
+            task.add_done_callback(lambda t: self._task_done(sent, t))
+        return task
+
+    def _task_done(self, sent: SentInteraction, task: asyncio.Task[Any]) -> None:
+        sent._tasks.discard(task)
+        self._running.discard(task)
+        if not sent._tasks:
+            self._finished(sent)
 
     # --- guilds and members ----------------------------------------------------------------
 
@@ -157,7 +180,7 @@ class OfflineDriver:
             channel_id=channel_id or snowflake(),
             roles=dict(roles or {}),
         )
-        self.bot._connection.parsers["GUILD_CREATE"](guild_create_payload(guild))
+        seams.feed(self.bot, "GUILD_CREATE", guild_create_payload(guild))
         return guild
 
     @staticmethod
@@ -197,10 +220,14 @@ class OfflineDriver:
 
     async def click(self, member: Member, message: Message, custom_id: str) -> Result:
         """Press the button `custom_id` of a message the bot posted."""
+        payload = self.click_payload(member, message, custom_id)
+        return await self.send(payload, clicked=message).result()
+
+    def click_payload(self, member: Member, message: Message, custom_id: str) -> dict[str, Any]:
         data = {"custom_id": custom_id, "component_type": 2}
         payload = interaction_payload(member, 3, data, self.application_id)
         payload["message"] = message.to_payload(self._bot_author())
-        return await self.send(payload, clicked=message).result()
+        return payload
 
     async def dm(self, user_id: int, command: str, /, **options: Any) -> Result:
         """The same command sent from a direct message (no guild): guild-only must refuse."""
@@ -215,7 +242,7 @@ class OfflineDriver:
 
     def payload(
         self, member: Member, command: str, /, focused: str | None = None, **options: Any
-    ) -> dict:
+    ) -> dict[str, Any]:
         """The INTERACTION_CREATE payload of `/command` as `member` (options as for `invoke`),
         built but not sent; with `focused`, the autocomplete (type 4) of that option."""
         names = command.lstrip("/").split()
@@ -223,42 +250,29 @@ class OfflineDriver:
         data = command_data(member, names, types, options, focused=focused, cdn=self._cdn)
         return interaction_payload(member, 4 if focused else 2, data, self.application_id)
 
-    async def feed(self, payload: dict) -> Result:
+    async def feed(self, payload: dict[str, Any]) -> Result:
         """Send one INTERACTION_CREATE payload and wait for this interaction's tasks only (others
         running at the same time are not waited for): what it produced."""
         return await self.send(payload).result()
 
-    def send(self, payload: dict, *, clicked: Message | None = None) -> SentInteraction:
+    def send(self, payload: dict[str, Any], *, clicked: Message | None = None) -> SentInteraction:
         """Hand one INTERACTION_CREATE payload to discord.py's gateway parser and return at once;
         `await sent.reply` (the answer) or `await sent.result()` (everything it produced).
-        `clicked`: the message a component payload's button is on (default: the one in
-        `messages` with the payload's message id)."""
+        `clicked`: the message a component payload's button is on (default: the one known by
+        the payload's message id)."""
         if not self._started:
             raise RuntimeError("call `await driver.start()` first")
         if clicked is None and "message" in payload:
-            clicked = self.messages.get(int(payload["message"]["id"]))
+            message_id = int(payload["message"]["id"])
+            clicked = self.messages.get(message_id) or self.channel_messages.get(message_id)
         sent = SentInteraction(payload["token"], clicked)
         self._interactions[sent.token] = sent
         reset = _current_token.set(sent.token)
         try:
-            with _tasks_created() as created:
-                self.bot._connection.parsers["INTERACTION_CREATE"](payload)
+            seams.feed(self.bot, "INTERACTION_CREATE", payload)
         finally:
             _current_token.reset(reset)
-        # discord.py starts every task of an interaction while it parses the payload.
-        sent._tasks = {t for t in created if t.get_name().startswith(_INVOKER_TASKS)}
-        self._running |= sent._tasks
-        pending = set(sent._tasks)
-
-        def task_done(task: asyncio.Task) -> None:
-            self._running.discard(task)
-            pending.discard(task)
-            if not pending:
-                self._finished(sent)
-
-        for task in sent._tasks:
-            task.add_done_callback(task_done)
-        if not pending:
+        if not sent._tasks:  # nothing took it (another shard's guild)
             self._finished(sent)
         return sent
 
@@ -276,21 +290,28 @@ class OfflineDriver:
 
     # --- the HTTP seam: discord.py's webhook adapter (interaction answers) --------------------
 
+    async def _webhook_request(self, route: seams.Route, **kwargs: Any) -> Any:
+        if str(route.webhook_token) not in self._interactions and not self._owns(route):
+            return NotImplemented
+        return await self.handle_webhook(route, **kwargs)
+
+    def _owns(self, route: seams.Route) -> bool:
+        return int(route.webhook_id or 0) in (self.application_id, 0)
+
     async def handle_webhook(
         self,
-        route: Route,
+        route: seams.Route,
         *,
-        payload: dict | None = None,
-        multipart: list[dict] | None = None,
-        params: dict | None = None,
+        payload: dict[str, Any] | None = None,
+        multipart: list[dict[str, Any]] | None = None,
+        params: dict[str, Any] | None = None,
         **_: Any,  # files (also in multipart), proxy, auth: nothing to capture
     ) -> Any:
         """Answer one request of discord.py's webhook adapter (an interaction's callback,
         followup, edit or delete) as Discord would. The driver's patch calls it; so can a test
         that puts a seam of its own in front (tests/reliability/test_faults.py)."""
         captured = capture(route, payload, multipart, params)
-        token = str(route.webhook_token)
-        sent = self._interaction(token)
+        sent = self._interaction(str(route.webhook_token))
         sent._requests.append(captured)
         if self.keep_history:
             self.requests.append(captured)
@@ -298,29 +319,44 @@ class OfflineDriver:
         sent._check_answered()
         return answer
 
-    def _answer_webhook(self, sent: SentInteraction, route: Route, captured: Request) -> Any:
+    def _answer_webhook(self, sent: SentInteraction, route: seams.Route, captured: Request) -> Any:
         body = captured.payload if isinstance(captured.payload, dict) else {}
         if route.path.endswith("/callback"):
-            return self._callback(sent, int(route.webhook_id), body, captured.files)
-        if route.method == "POST":  # followup
+            return self._callback(sent, int(route.webhook_id or 0), body, captured.files)
+        if route.method == "POST":  # a followup
+            deferred = sent._deferred
+            if deferred is not None:
+                # Discord: the first followup of a deferred interaction fills its "thinking"
+                # message, which keeps the defer's visibility whatever the followup asks.
+                sent._deferred = None
+                flags = deferred.flags
+                apply_edit(deferred, body, captured.files)
+                deferred.flags = flags
+                return deferred.to_payload(self._bot_author())
             message = self._store(body, "followup", sent, files=captured.files)
             return message.to_payload(self._bot_author())
-        message = sent._message(route.url.rsplit("/", 1)[-1])
+        message = sent._message(route.url.rsplit("/", 1)[-1].split("?")[0])
         if route.method == "DELETE":
             if message is not None:
                 sent._messages.remove(message)
+                if sent._deferred is message:
+                    sent._deferred = None
             return None
         if message is None:
             raise discord.NotFound(
                 NotFoundResponse(), {"code": 10008, "message": "Unknown Message"}
             )
         if route.method == "PATCH":
+            flags = message.flags
             apply_edit(message, body, captured.files)
+            message.flags = flags  # an edit never changes who sees the message
+            if sent._deferred is message:
+                sent._deferred = None
         return message.to_payload(self._bot_author())
 
     def _callback(
-        self, sent: SentInteraction, interaction_id: int, body: dict, files: list
-    ) -> dict:
+        self, sent: SentInteraction, interaction_id: int, body: dict[str, Any], files: list[Any]
+    ) -> dict[str, Any]:
         kind = body.get("type")
         data = body.get("data") or {}
         interaction: dict[str, Any] = {"id": str(interaction_id), "type": 2}
@@ -333,6 +369,8 @@ class OfflineDriver:
         if kind in (4, 5):
             message = self._store(data, "reply" if kind == 4 else "deferred", sent, files=files)
             message.loading = kind == 5
+            if kind == 5:
+                sent._deferred = message
             interaction.update(
                 response_message_id=str(message.id),
                 response_message_loading=kind == 5,
@@ -343,7 +381,9 @@ class OfflineDriver:
         clicked = sent._clicked
         if kind == 7 and clicked is not None:  # the clicked message is edited in place
             message = self.messages.get(clicked.id, clicked)
+            flags = message.flags
             apply_edit(message, data, files)
+            message.flags = flags
             message.kind = "update"
             sent._messages.insert(0, message)
             interaction.update(response_message_id=str(message.id))
@@ -353,9 +393,9 @@ class OfflineDriver:
             sent._messages.insert(0, self.messages.get(clicked.id, clicked))
         return {"interaction": interaction}  # 1 pong, 6 deferred update
 
-    # --- the HTTP seam: the bot's own client (command sync, channel messages) -----------------
+    # --- the HTTP seam: the bot's own client (command sync, channel messages, emoji) ----------
 
-    async def _http_request(self, route: Route, *, form: Any = None, **kw: Any) -> Any:
+    async def _http_request(self, route: seams.Route, *, form: Any = None, **kw: Any) -> Any:
         # A body with files comes as `form`: the same parts as a webhook's multipart.
         payload = kw.get("json")
         captured = capture(route, payload, form, kw.get("params"))
@@ -364,7 +404,15 @@ class OfflineDriver:
             self._interactions[token]._requests.append(captured)
         if self.keep_history:
             self.requests.append(captured)
-        if route.method == "PUT" and route.path.endswith("/commands"):
+        for fault in list(self.faults):
+            error = fault(captured)
+            if error is not None:
+                raise error
+        return self._answer_http(route, captured, payload)
+
+    def _answer_http(self, route: seams.Route, captured: Request, payload: Any) -> Any:
+        path, method = route.path, route.method
+        if method == "PUT" and path.endswith("/commands"):
             # Command registration: Discord answers with the commands and their new ids.
             return [
                 {
@@ -375,19 +423,61 @@ class OfflineDriver:
                 }
                 for cmd in payload or []
             ]
-        if route.method == "POST" and route.path == "/channels/{channel_id}/messages":
-            message = self._store(captured.payload or {}, "channel", None)
+        if path == "/applications/{application_id}/emojis":
+            return self._emoji(method, payload or {})
+        if path == "/channels/{channel_id}/messages" and method == "POST":
+            message = self._store(captured.payload or {}, "channel", None, files=captured.files)
+            message.channel_id = int(route.channel_id or 0)
+            self.channel_messages[message.id] = message
             return message.to_payload(self._bot_author())
+        if path == "/channels/{channel_id}/messages/{message_id}":
+            return self._channel_message(route, method, captured)
         return None
+
+    def _channel_message(self, route: seams.Route, method: str, captured: Request) -> Any:
+        message = self.channel_messages.get(int(route.message_id or 0))
+        if message is None or message.channel_id != int(route.channel_id or 0):
+            raise discord.NotFound(
+                NotFoundResponse(), {"code": 10008, "message": "Unknown Message"}
+            )
+        if method == "DELETE":
+            del self.channel_messages[message.id]
+            return None
+        if method == "PATCH":
+            apply_edit(message, captured.payload or {}, captured.files)
+            message.edits += 1
+        return message.to_payload(self._bot_author())
+
+    def _emoji(self, method: str, body: dict[str, Any]) -> Any:
+        if method == "POST":
+            self.emoji[str(body["name"])] = snowflake()
+        items = [
+            {
+                "id": str(emoji_id),
+                "name": name,
+                "roles": [],
+                "require_colons": True,
+                "managed": False,
+                "animated": False,
+                "available": True,
+            }
+            for name, emoji_id in self.emoji.items()
+        ]
+        return items[-1] if method == "POST" else {"items": items}
+
+    def delete_channel_message(self, message_id: int) -> None:
+        """As if someone deleted the bot's message in Discord."""
+        self.channel_messages.pop(message_id, None)
 
     async def _get_from_cdn(self, url: str) -> bytes:
         return self._cdn[url]
 
     # --- internals -------------------------------------------------------------------------
 
-    def _find_command(self, command: str) -> discord.app_commands.Command:
+    def _find_command(self, command: str) -> discord.app_commands.Command[Any, ..., Any]:
         names = command.lstrip("/").split()
-        found: Any = self.bot.tree.get_command(names[0])
+        tree: discord.app_commands.CommandTree[Any] = getattr(self.bot, "tree")  # noqa: B009
+        found: Any = tree.get_command(names[0])
         for name in names[1:]:
             found = found.get_command(name) if found is not None else None
         if not isinstance(found, discord.app_commands.Command):
@@ -407,11 +497,16 @@ class OfflineDriver:
     def _finished(self, sent: SentInteraction) -> None:
         if not sent.reply.done():
             sent.reply.set_result(None)  # it ended without a complete reply
+        sent._done.set()
         if not self.keep_history:
             self._interactions.pop(sent.token, None)
 
     def _store(
-        self, body: dict, kind: str, sent: SentInteraction | None, files: list | None = None
+        self,
+        body: dict[str, Any],
+        kind: str,
+        sent: SentInteraction | None,
+        files: list[tuple[str, bytes]] | None = None,
     ) -> Message:
         message = Message(id=snowflake(), kind=kind, files=list(files or []))
         apply_edit(message, body, [])
@@ -421,59 +516,8 @@ class OfflineDriver:
             sent._messages.append(message)
         return message
 
-    def _bot_author(self) -> dict:
+    def _bot_author(self) -> dict[str, Any]:
         return {**user_payload(BOT_USER_ID, "Last Gasp"), "bot": True}
 
-    def _knows(self, token: str) -> bool:
-        return token in self._interactions
 
-
-@contextlib.contextmanager
-def _tasks_created() -> Iterator[list[asyncio.Task]]:
-    """The tasks created on this loop inside the block (a synchronous one: nothing else runs),
-    recorded by a task factory: cheaper than comparing asyncio.all_tasks() before and after."""
-    loop = asyncio.get_running_loop()
-    previous = loop.get_task_factory()
-    created: list[asyncio.Task] = []
-
-    def recording(loop: asyncio.AbstractEventLoop, coro: Any, **kwargs: Any) -> asyncio.Task:
-        if previous is not None:
-            task = previous(loop, coro, **kwargs)
-        else:
-            task = asyncio.Task(coro, loop=loop, **kwargs)
-        created.append(task)
-        return task
-
-    loop.set_task_factory(recording)
-    try:
-        yield created
-    finally:
-        loop.set_task_factory(previous)
-
-
-# Interaction replies go through discord.py's one shared webhook adapter, not the bot's HTTP
-# client: one patch serves every running driver, each request going to the driver whose
-# interaction token it carries.
-_drivers: list[OfflineDriver] = []
-_original_webhook_request: Any = None
-
-
-def _install_webhook_capture(driver: OfflineDriver) -> None:
-    global _original_webhook_request
-    if not _drivers:
-        _original_webhook_request = webhook_async.AsyncWebhookAdapter.request
-        webhook_async.AsyncWebhookAdapter.request = _webhook_request  # type: ignore[method-assign]
-    _drivers.append(driver)
-
-
-def _remove_webhook_capture(driver: OfflineDriver) -> None:
-    if driver in _drivers:
-        _drivers.remove(driver)
-        if not _drivers:
-            webhook_async.AsyncWebhookAdapter.request = _original_webhook_request
-
-
-async def _webhook_request(adapter: Any, route: Route, session: Any, **kwargs: Any) -> Any:
-    token = str(route.webhook_token)
-    driver = next((d for d in reversed(_drivers) if d._knows(token)), _drivers[-1])
-    return await driver.handle_webhook(route, **kwargs)
+__all__ = ["EPHEMERAL", "TIMEOUT", "OfflineDriver", "SentInteraction"]

@@ -41,6 +41,7 @@ class Message:
     files: list[tuple[str, bytes]] = field(default_factory=list)
     channel_id: int = 0
     loading: bool = False
+    edits: int = 0  # how many times it was edited (the status board's)
 
     @property
     def ephemeral(self) -> bool:
@@ -124,6 +125,8 @@ class Result:
 def describe(message: Message) -> str:
     """A message as terminal text: visibility, content, embed title, fields, colour name."""
     head = "ephemeral" if message.ephemeral else "public"
+    if message.kind == "channel":
+        head = "channel"
     lines = [f"[{head} {message.kind}]"]
     if message.content:
         lines += [f"  {line}" for line in message.content.splitlines()]

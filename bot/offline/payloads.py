@@ -14,8 +14,11 @@ from discord import AppCommandOptionType
 APPLICATION_ID = 1_100_000_000_000_000_001
 BOT_USER_ID = APPLICATION_ID
 MANAGE_GUILD = 1 << 5
-# What a freshly invited bot typically has: view, send, embed, attach, read history, use commands.
-APP_PERMISSIONS = str((1 << 10) | (1 << 11) | (1 << 14) | (1 << 15) | (1 << 16) | (1 << 31))
+# What the README's invite gives: view, send, embed, attach, read history, external emoji,
+# use commands.
+APP_PERMISSIONS = str(
+    (1 << 10) | (1 << 11) | (1 << 14) | (1 << 15) | (1 << 16) | (1 << 18) | (1 << 31)
+)
 EPHEMERAL = 1 << 6
 TIMESTAMP = "2026-01-01T00:00:00.000000+00:00"
 

@@ -1,1 +1,2 @@
-"""Every embed the bot sends is built here, so that numbers and colours read the same everywhere."""
+"""Every embed, picture and button the bot sends is built here (a `Reply`), so that numbers,
+colours and dice read the same everywhere. Nothing here sends or reads anything."""

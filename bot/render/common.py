@@ -1,12 +1,14 @@
-"""Shared pieces of every embed: colours by state, escaping, die faces, number formats, limits."""
+"""Shared pieces of every reply: colours and state marks, escaping, number formats, Discord's
+limits."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
 
 import discord
 
-from rules.models import Emotion, Sheet, State
+from rules.models import Emotion, GuildSettings, RuleIds, Sheet, State
 
 # Discord's limits (https://discord.com/developers/docs/resources/message#embed-object-embed-limits).
 TITLE_LIMIT = 256
@@ -20,35 +22,44 @@ EMBEDS_PER_MESSAGE = 10
 CHOICES_LIMIT = 25
 CHOICE_NAME_LIMIT = 100
 CONTENT_LIMIT = 2000
+FILE_LIMIT = 8 * 1024 * 1024
 
-# Embed colour follows the vitality state (COMMANDS.md, "What every reply does").
-STATE_COLOURS: dict[State, tuple[int, str]] = {
-    State.UP: (0x2ECC71, "green"),
-    State.UNCONSCIOUS: (0xF1C40F, "yellow"),
-    State.CRITICAL: (0xE67E22, "orange"),
-    State.DYING: (0xE74C3C, "red"),
-    State.DEAD: (0x23272A, "black"),
-    State.RETIRED: (0x95A5A6, "grey"),
+# Colours by what happened, each with a contrast of at least 3:1 against both of Discord's
+# themes (#313338 dark, #FFFFFF light): docs/commands.md, "Colours".
+STATE_COLOURS: dict[State, int] = {
+    State.UP: 0x2E9E4F,  # green
+    State.UNCONSCIOUS: 0xB58900,  # yellow
+    State.CRITICAL: 0xE06C00,  # orange
+    State.DYING: 0xE74C3C,  # red
+    State.DEAD: 0xFF3366,  # crimson, bright enough for the dark theme
+    State.RETIRED: 0x808B96,  # grey
 }
-INFO_COLOUR = (0x5865F2, "blurple")  # replies about no single character (odds tables, lists)
-_COLOUR_NAMES = {value: name for value, name in [*STATE_COLOURS.values(), INFO_COLOUR]}
+EMOTION_COLOUR = 0xA970E0  # purple: emotions, Stress, Breakdowns
+FAILURE_COLOUR = 0xC9564A  # brick: a failed check, never green
+LAST_GASP_COLOUR = 0x1F8FD1  # the Last Gasp's own colour
+INFO_COLOUR = 0x6A75F2  # replies about no single character (lists, settings)
+COLOUR_NAMES = {
+    **{value: state.value.lower() for state, value in STATE_COLOURS.items()},
+    EMOTION_COLOUR: "purple",
+    FAILURE_COLOUR: "brick",
+    LAST_GASP_COLOUR: "last gasp blue",
+    INFO_COLOUR: "blurple",
+}
 
-# D-1, D-4: each face readable at a glance, by symbol and by letter.
-FACE_SYMBOLS = {"M": "○", "H": "●", "C": "◉"}
-FACE_WORDS = {"M": "Miss", "H": "Hit", "C": "Crit"}
-
-
-def state_colour(state: State) -> discord.Colour:
-    return discord.Colour(STATE_COLOURS[state][0])
-
-
-def info_colour() -> discord.Colour:
-    return discord.Colour(INFO_COLOUR[0])
+# One mark per state, in titles and lists.
+STATE_MARKS: dict[State, str] = {
+    State.UP: "🟢",
+    State.UNCONSCIOUS: "🟡",
+    State.CRITICAL: "🟠",
+    State.DYING: "🔴",
+    State.DEAD: "💀",
+    State.RETIRED: "🕊️",
+}
 
 
 def colour_name(value: int) -> str:
     """The console names colours instead of printing hex."""
-    return _COLOUR_NAMES.get(value, f"#{value:06x}")
+    return COLOUR_NAMES.get(value, f"#{value:06x}")
 
 
 def escape(text: str) -> str:
@@ -60,11 +71,6 @@ def truncate(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def face(letter: str) -> str:
-    """One die: `◉ C`."""
-    return f"{FACE_SYMBOLS[letter]} {letter}"
-
-
 def count(n: int, noun: str, plural: str | None = None) -> str:
     """`1 die`, `3 dice`, `0 characters`."""
     return f"{n} {noun if n == 1 else plural or noun + 's'}"
@@ -74,7 +80,12 @@ def signed(n: int) -> str:
     return f"+{n}" if n >= 0 else str(n)
 
 
-# Numbers are written the same way everywhere (COMMANDS.md).
+def named(sheet: Sheet) -> str:
+    """`🟠 **Roryn**`: the state mark and the escaped name, for titles and lists."""
+    return f"{STATE_MARKS[sheet.state]} {escape(sheet.name)}"
+
+
+# Numbers are written the same way everywhere (docs/commands.md).
 
 
 def vit(sheet: Sheet) -> str:
@@ -95,6 +106,21 @@ def emotion(sheet: Sheet, which: Emotion) -> str:
 
 def emotions(sheet: Sheet) -> str:
     return " · ".join(emotion(sheet, e) for e in Emotion)
+
+
+# Rules behind nearly every result (dice, the state line, injury, turn, cause): named in
+# /history, in a footer only when nothing more telling fills it.
+_EVERYWHERE = ("D-1", "D-2", "D-4", "V-7", "H-3", "C-3", "E-10")
+
+
+def rule_footer(rules: Sequence[str], settings: GuildSettings | None) -> str | None:
+    """At most three rule IDs, the most telling first (an action lists its own rule first);
+    none when the guild turned them off. The full list is in /history."""
+    if not rules or (settings is not None and settings.rule_ids is RuleIds.OFF):
+        return None
+    unique = list(dict.fromkeys(rules))
+    telling = [r for r in unique if r not in _EVERYWHERE] + [r for r in unique if r in _EVERYWHERE]
+    return "Rules: " + " · ".join(telling[:3])
 
 
 def fit(embed: discord.Embed) -> discord.Embed:
@@ -133,6 +159,20 @@ def percent(p: Fraction) -> str:
     if value > 99.99:
         return ">99.99%"
     return f"{value:.2f}%"
+
+
+def short_percent(p: Fraction) -> str:
+    """`17%`, `<1%`, `>99%`: for headlines and short tables."""
+    if p == 0:
+        return "0%"
+    if p == 1:
+        return "100%"
+    value = float(p) * 100
+    if value < 1:
+        return "<1%"
+    if value > 99:
+        return ">99%"
+    return f"{value:.0f}%"
 
 
 def chance(p: Fraction) -> str:

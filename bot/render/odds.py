@@ -1,4 +1,5 @@
-"""`/odds`: the exact chances of the next recovery roll, and of the spiral after it."""
+"""`/odds`: a headline (up after the next roll, dead within ten), a chart of the next ten rolls,
+and a short table of the next roll's results."""
 
 from __future__ import annotations
 
@@ -6,62 +7,83 @@ from fractions import Fraction
 
 import discord
 
-from bot.render.common import chance, count, escape, fit, percent, state_colour, vit
+from bot.render.common import (
+    STATE_COLOURS,
+    chance,
+    count,
+    fit,
+    named,
+    rule_footer,
+    short_percent,
+)
+from bot.render.pictures import ODDS_FILENAME, odds_chart_png
+from bot.render.reply import Reply
 from bot.services.play import Odds
 from rules.models import State
 from rules.odds import RecoveryOutcome
 
 ROLL_NAMES = {
-    State.UNCONSCIOUS: "recovery roll (R-1)",
-    State.CRITICAL: "recovery roll (R-3)",
-    State.DYING: "Last Gasp (R-5)",
+    State.UNCONSCIOUS: "recovery roll",
+    State.CRITICAL: "recovery roll",
+    State.DYING: "Last Gasp",
 }
+RARE = Fraction(1, 100)  # below 1%: listed together, so that big rolls stay short
+MAX_ROWS = 5
 
 
-RARE = Fraction(1, 10_000)  # below 0.01%: listed together, so that big rolls stay readable
-
-
-def _outcome_lines(outcomes: tuple[RecoveryOutcome, ...]) -> str:
+def _rows(outcomes: tuple[RecoveryOutcome, ...]) -> list[str]:
+    common = [o for o in outcomes if o.probability >= RARE]
     rare = [o for o in outcomes if o.probability < RARE]
-    lines = []
-    for o in outcomes:
-        if len(rare) > 1 and o in rare:
-            if o is rare[0]:
-                total = sum((r.probability for r in rare), Fraction(0))
-                span = f"{rare[0].label} … {rare[-1].label}"
-                lines.append(f"{percent(total)}: {len(rare)} rare results, {span}")
-            continue
-        lines.append(f"{chance(o.probability)}: {o.label}")
-    return "\n".join(lines)
+    lines = [f"{chance(o.probability)}: {o.label}" for o in common[:MAX_ROWS]]
+    rest = rare + common[MAX_ROWS:]
+    if rest:
+        total = sum((o.probability for o in rest), Fraction(0))
+        lines.append(f"{short_percent(total)}: {len(rest)} rarer results")
+    return lines
 
 
-def odds_embed(odds: Odds) -> discord.Embed:
-    sheet, next_roll = odds.sheet, odds.next_roll
-    embed = discord.Embed(
-        title=f"{escape(sheet.name)} · odds of the next {ROLL_NAMES[next_roll.state]}",
-        description=(
-            f"{vit(sheet)} · **{sheet.state.value}** · {count(next_roll.dice, 'die', 'dice')} "
-            f"of `{odds.settings.die_faces}` (D-2)"
-            + ("\nAdvantage from first aid applies to this roll (R-6)." if sheet.advantage else "")
-        ),
-        colour=state_colour(sheet.state),
+def odds_reply(odds: Odds, *, private: bool = False) -> Reply:
+    sheet, next_roll, spiral = odds.sheet, odds.next_roll, odds.spiral
+    up_next = spiral[0].up
+    dead_later = spiral[-1].dead
+    headline = (
+        f"{short_percent(up_next)} to be up after the next {ROLL_NAMES[next_roll.state]}, "
+        f"{short_percent(dead_later)} to be dead within {len(spiral)} rolls."
     )
-    embed.add_field(name="Next roll", value=_outcome_lines(next_roll.normal), inline=False)
-    embed.add_field(
-        name="Next roll with advantage (F-1)",
-        value=_outcome_lines(next_roll.advantage),
-        inline=False,
-    )
-    rows = [
-        f"{step.roll:>2}: up {percent(step.up)} · down {percent(step.down)} · "
-        f"dead {percent(step.dead)}"
-        + (f" · retired {percent(step.retired)}" if step.retired else "")
-        for step in odds.spiral
+    lines = [
+        f"**{headline}**",
+        f"{sheet.state.value} at VIT {sheet.vit}/{sheet.max_vit}: "
+        f"{count(next_roll.dice, 'die', 'dice')} of `{odds.settings.die_faces}`"
+        + (", with advantage from first aid." if sheet.advantage else "."),
+        "",
+        f"**The next {ROLL_NAMES[next_roll.state]}**",
+        *_rows(next_roll.outcomes(sheet.advantage)),
     ]
-    embed.add_field(
-        name=f"After each of the next {len(rows)} rolls, with no other help",
-        value="\n".join(rows),
-        inline=False,
+    if not sheet.advantage:
+        woke = sum((o.probability for o in next_roll.advantage if o.state is State.UP), Fraction(0))
+        lines.append(f"With first aid's advantage: {short_percent(woke)} to be up (F-1).")
+    embed = discord.Embed(
+        title=f"{named(sheet)} · Odds",
+        description="\n".join(lines),
+        colour=STATE_COLOURS[sheet.state],
     )
-    embed.set_footer(text="Rules: D-2 · D-3 · R-1..R-6 · exact odds, no simulation")
-    return fit(embed)
+    embed.set_image(url=f"attachment://{ODDS_FILENAME}")
+    rules = rule_footer(("R-1", "R-3", "R-5"), odds.settings)
+    embed.set_footer(text=" · ".join(filter(None, [rules, "exact odds, no simulation"])))
+    steps = [
+        (step.roll, float(step.up), float(step.down), float(step.dead + step.retired))
+        for step in spiral
+    ]
+    chart = odds_chart_png(_normalised(steps), title=f"The next {len(steps)} rolls")
+    return Reply(embeds=[fit(embed)], files=[(ODDS_FILENAME, chart)], ephemeral=private)
+
+
+def _normalised(
+    steps: list[tuple[int, float, float, float]],
+) -> list[tuple[int, float, float, float]]:
+    """Float rounding of exact fractions: each step sums to 1 again."""
+    out = []
+    for roll, up, down, dead in steps:
+        total = up + down + dead
+        out.append((roll, up / total, down / total, dead / total))
+    return out

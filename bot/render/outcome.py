@@ -1,14 +1,28 @@
-"""An Outcome (one action on one character) as an embed: the change, every die, the rules."""
+"""An Outcome (one action on one character) as a reply: the headline first, then the change,
+the dice, the details, and bookkeeping in one small line at the end. The Last Gasp is an event:
+its own colour and a picture."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-
 import discord
 
-from bot.render.common import FACE_WORDS, count, escape, face, fit, signed, state_colour
-from rules.models import Sheet, State
-from rules.outcome import NarateerRoll, NumericRoll, Outcome, Roll
+from bot.render.buttons import LastGaspButton, OddsButton, RecoveryButton, view_of
+from bot.render.common import (
+    EMOTION_COLOUR,
+    FAILURE_COLOUR,
+    LAST_GASP_COLOUR,
+    STATE_COLOURS,
+    escape,
+    fit,
+    named,
+    rule_footer,
+)
+from bot.render.dice import Faces, roll_label, roll_text
+from bot.render.pictures import LAST_GASP_FILENAME, last_gasp_png
+from bot.render.reply import Reply
+from rules.models import GuildSettings, State
+from rules.outcome import Outcome
+from rules.rolls import CRIT, MISS, NarateerRoll
 
 # What each action is called in a title; an unknown action falls back to its own name.
 ACTION_TITLES = {
@@ -32,104 +46,130 @@ ACTION_TITLES = {
     "set": "Sheet set",
     "revive": "Revived",
     "undo": "Undone",
+    "combat": "Combat",
 }
+_EMOTIONAL = {"emotion", "relief", "breakdown", "quest"}
+
+
+def is_last_gasp(outcome: Outcome) -> bool:
+    return outcome.action == "recover" and outcome.before.state is State.DYING
+
+
+def _failed(outcome: Outcome) -> bool:
+    """A check that failed: a roll against a target, or a reported Medicine check."""
+    checks = [r for r in outcome.rolls if not isinstance(r, NarateerRoll) and r.target is not None]
+    if outcome.action == "breakdown":
+        return False  # the Reaction Roll's result is told by the purple of emotions
+    if any(r.success is False for r in checks):
+        return True
+    return outcome.action == "first_aid" and outcome.after == outcome.before
+
+
+def colour(outcome: Outcome) -> int:
+    """By what happened: the Last Gasp its own, emotions purple, a failure never green, else
+    the state the character is left in."""
+    if is_last_gasp(outcome):
+        return LAST_GASP_COLOUR
+    if outcome.after.state.is_out:
+        return STATE_COLOURS[outcome.after.state]
+    if outcome.action in _EMOTIONAL:
+        return EMOTION_COLOUR
+    if _failed(outcome):
+        return FAILURE_COLOUR
+    return STATE_COLOURS[outcome.after.state]
 
 
 def title(outcome: Outcome) -> str:
-    name = escape(outcome.after.name)
-    if outcome.action == "recover" and outcome.before.state is State.DYING:
-        return f"{name} · The Last Gasp"  # R-5
+    if is_last_gasp(outcome):
+        return f"{named(outcome.after)} · The Last Gasp"
     what = ACTION_TITLES.get(outcome.action, outcome.action.replace("_", " ").capitalize())
-    return f"{name} · {what}"
+    return f"{named(outcome.after)} · {what}"
 
 
-def change_lines(outcome: Outcome) -> list[str]:
-    """V-7 first (`VIT 1 → -1 · Up → Critical`), then every other change, one per line."""
-    changes = {c.label: c for c in outcome.changes}
-    state = changes.pop("State", None)
-    vit = changes.pop("VIT", None)
-    head = [str(c) for c in (vit,) if c is not None]
-    if state is not None:
-        head.append(f"{state.before} → {state.after}")
-    lines = [f"**{' · '.join(head)}**"] if head else []
-    lines += [str(c) for c in changes.values()]
-    lines += flag_changes(outcome.before, outcome.after)
-    return lines or ["No change."]
-
-
-# Per-turn and per-day flags that `rules.outcome.diff` leaves out but a player acts on.
-_FLAGS: tuple[tuple[str, Callable[[Sheet], str]], ...] = (
-    ("Next reaction costs", lambda s: str(s.reactions_taken + 1)),  # S-5
-    ("Acts early this round", lambda s: "yes" if s.early_this_round else "no"),  # S-4
-    ("Relief used today", lambda s: "yes" if s.relief_used_today else "no"),  # E-3
-)
-
-
-def flag_changes(before: Sheet, after: Sheet) -> list[str]:
-    return [
-        f"{label} {show(before)} → {show(after)}"
-        for label, show in _FLAGS
-        if show(before) != show(after)
+def change_line(outcome: Outcome) -> str | None:
+    """V-7: `VIT 1 → -1 · Up → Critical` in bold, then every other visible change, on one
+    line. (Advantage goes to the small line.)"""
+    changes = [c for c in outcome.changes if c.label != "Advantage"]
+    head = [str(c) for c in changes if c.label == "VIT"]
+    head += [f"{c.before} → {c.after}" for c in changes if c.label == "State"]
+    rest = [
+        escape(str(c)) if c.label == "Name" else str(c)
+        for c in changes
+        if c.label not in ("VIT", "State")
     ]
+    parts = ([f"**{' · '.join(head)}**"] if head else []) + rest
+    return " · ".join(parts) or None
 
 
-def faces_line(roll: NarateerRoll) -> str:
-    """D-4: every die, with an advantage reroll shown beside the Miss it replaced (D-3)."""
-    rerolls = roll.rerolls or (None,) * len(roll.faces)
-    dice = [
-        face(f) if r is None else f"{face(f)} → {face(r)}"
-        for f, r in zip(roll.faces, rerolls, strict=True)
-    ]
-    return "  ".join(dice)
+def small_line(outcome: Outcome) -> list[str]:
+    """Bookkeeping (U-2): counters, round flags, advantage used or gained."""
+    items = [str(c) for c in outcome.bookkeeping]
+    for change in outcome.changes:
+        if change.label == "Advantage":
+            items.append("advantage used" if change.after == "no" else "advantage gained")
+    return items
 
 
-def tally(faces: Iterable[str]) -> str:
-    """`1 Crit · 2 Misses`: the faces that stand, counted."""
-    final = list(faces)
-    counts = [(final.count(letter), letter) for letter in ("C", "H", "M")]
-    return " · ".join(count(n, FACE_WORDS[letter], _PLURALS[letter]) for n, letter in counts if n)
+def buttons(outcome: Outcome, character_id: int | None) -> list[LastGaspButton]:
+    """The next step in one click: the recovery roll on the announcement of a fall (R-1, R-3)
+    or of Dying (R-5); the odds of a character that is down."""
+    after = outcome.after
+    if character_id is None or not after.state.is_down:
+        return []
+    items: list[LastGaspButton] = []
+    if after.state is not outcome.before.state:
+        items.append(RecoveryButton(character_id, after.vit, after.res))
+    items.append(OddsButton(character_id))
+    return items
 
 
-_PLURALS = {"C": "Crits", "H": "Hits", "M": "Misses"}
-
-
-def numeric_line(roll: NumericRoll) -> str:
-    """`1d10 [7] +2 = **9** vs 8: success`; dice dropped by kh/kl struck through."""
-    kept = roll.kept or (True,) * len(roll.dice)
-    dice = ", ".join(str(d) if k else f"~~{d}~~" for d, k in zip(roll.dice, kept, strict=True))
-    text = f"`{roll.expression}` [{dice}]"
-    if roll.modifier:
-        text += f" {signed(roll.modifier)}"
-    text += f" = **{roll.total}**"
-    if roll.target is not None:
-        text += f" vs {roll.target}: {'success' if roll.success else 'failure'}"
-    return text
-
-
-def roll_field(roll: Roll) -> tuple[str, str]:
-    if isinstance(roll, NarateerRoll):
-        name = escape(roll.label) + (" · advantage" if roll.rerolls else "")
-        value = f"{faces_line(roll)}\n{tally(roll.final)}"
-    else:
-        name, value = escape(roll.label), numeric_line(roll)
-    if roll.manual:
-        name += " · entered by hand"
-    return name, value
-
-
-def outcome_embed(outcome: Outcome) -> discord.Embed:
-    lines = change_lines(outcome)
-    if outcome.notes:
-        # Notes quote names and what players typed: shown literally, never formatted.
-        lines += ["", *(escape(note) for note in outcome.notes)]
-    embed = discord.Embed(
-        title=title(outcome),
-        description="\n".join(lines),
-        colour=state_colour(outcome.after.state),
+def _last_gasp_picture(outcome: Outcome) -> tuple[str, bytes] | None:
+    roll = next((r for r in outcome.rolls if isinstance(r, NarateerRoll)), None)
+    if roll is None or not roll.faces:
+        return None
+    final = roll.final[0]
+    rerolled = MISS if roll.rerolls and roll.rerolls[0] is not None else None
+    survived = final == CRIT
+    png = last_gasp_png(
+        final, rerolled_from=rerolled, survived=survived, verdict="SURVIVES" if survived else "DEAD"
     )
+    return LAST_GASP_FILENAME, png
+
+
+def outcome_reply(
+    outcome: Outcome,
+    *,
+    character_id: int | None,
+    settings: GuildSettings | None,
+    faces: Faces,
+) -> Reply:
+    """The public result of one action (a Last Gasp is always public, R-5)."""
+    lines = [f"**{escape(outcome.headline)}**"] if outcome.headline else []
+    change = change_line(outcome)
+    if change:
+        lines.append(change)
     for roll in outcome.rolls:
-        name, value = roll_field(roll)
-        embed.add_field(name=name, value=value, inline=False)
-    if outcome.rules:
-        embed.set_footer(text="Rules: " + " · ".join(outcome.rules))
-    return fit(embed)
+        lines.append(f"{roll_label(roll)}: {roll_text(roll, faces)}")
+    lines += [escape(note) for note in outcome.notes]
+    embed = discord.Embed(
+        title=title(outcome), description="\n".join(lines), colour=colour(outcome)
+    )
+    small = small_line(outcome)
+    rules = rule_footer(outcome.rules, settings)
+    if rules:
+        small.append(rules)
+    if small:
+        embed.set_footer(text=" · ".join(small))
+    files = []
+    if is_last_gasp(outcome):
+        picture = _last_gasp_picture(outcome)
+        if picture is not None:
+            files.append(picture)
+            embed.set_image(url=f"attachment://{picture[0]}")
+    items = buttons(outcome, character_id)
+    return Reply(
+        embeds=[fit(embed)],
+        files=files,
+        view=view_of(*items) if items else None,
+        ephemeral=not outcome.public and not is_last_gasp(outcome),
+    )

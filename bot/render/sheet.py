@@ -1,81 +1,80 @@
-"""The whole character sheet as one embed (RULES.md section 1)."""
+"""The character sheet in about ten lines: two rows of inline fields, what is due on top."""
 
 from __future__ import annotations
 
 import discord
 
-from bot.render.common import (
-    count,
-    emotions,
-    escape,
-    fit,
-    signed,
-    stamina,
-    state_colour,
-    stress,
-    vit,
-)
+from bot.render.common import STATE_COLOURS, count, fit, named, signed
+from bot.render.reply import Reply
 from rules.condition import DOWN_RULES, injury
-from rules.emotions import BREAKDOWN_EFFECTS
-from rules.models import Sheet
+from rules.emotion_texts import breakdown_line
+from rules.models import Emotion, Sheet, State
 
 
-def vitality_text(sheet: Sheet) -> str:
-    text = f"{vit(sheet)} · RES {sheet.res} · **{sheet.state.value}**"
-    if sheet.state.is_down:
-        dice = count(sheet.recovery_dice, "die", "dice")
-        text += f"\nRecovery roll due: {dice} ({DOWN_RULES[sheet.state]})"
+def _condition(sheet: Sheet) -> str:
+    """H-3, plus the daily +3 of E-4."""
+    hurt = injury(sheet)
+    text = "none" if not hurt.action else f"{hurt.action} Action\n{hurt.reaction} Reaction"
+    if sheet.daily_bonus:
+        text += "\n+3 Action (today)"
     return text
 
 
-def condition_text(sheet: Sheet) -> str:
-    """H-3, plus the daily +3 of E-4."""
-    lines = [f"Injury (H-3): {injury(sheet).label}"]
-    if sheet.daily_bonus:
-        lines.append("+3 on all Action Rolls until the end of the day (E-4)")
-    return "\n".join(lines)
-
-
-def stamina_text(sheet: Sheet) -> str:
+def _stamina(sheet: Sheet) -> str:
     con = f"CON d{sheet.con_die}"
     if sheet.con_wounds:
-        con += f" (base d{sheet.con_base}, {count(sheet.con_wounds, 'wound')})"
-    cost = sheet.reactions_taken + 1
-    return f"{stamina(sheet)} · {con}\nNext reaction costs {cost} (S-5)"
+        con += f" ({count(sheet.con_wounds, 'wound')})"
+    return f"{sheet.stamina}/{sheet.max_stamina} · {con}\nnext reaction {sheet.reactions_taken + 1}"
 
 
-def flags_text(sheet: Sheet) -> str:
+def _emotions(sheet: Sheet) -> str:
+    pairs = [f"{e.label} {sheet.stack(e)}" for e in Emotion]
+    return f"{pairs[0]} · {pairs[1]}\n{pairs[2]} · {pairs[3]} (of {sheet.threshold})"
+
+
+def _flags(sheet: Sheet) -> str | None:
     flags = [
-        (sheet.advantage, "advantage on the next recovery roll (F-1)"),
-        (sheet.early_this_round, "acts early this round (S-4)"),
-        (sheet.recovered_this_round, "has made its recovery roll this round (R-8)"),
-        (sheet.relief_used_today, "relief used today (E-3)"),
+        (sheet.advantage, "advantage on the next recovery roll"),
+        (sheet.early_this_round, "acts early this round"),
+        (sheet.recovered_this_round, "recovery roll made this round"),
+        (sheet.relief_used_today, "relief used today"),
     ]
-    return "\n".join(text for on, text in flags if on) or "none"
+    shown = [text for on, text in flags if on]
+    return " · ".join(shown) if shown else None
 
 
 def sheet_embed(sheet: Sheet, *, headline: str | None = None) -> discord.Embed:
     """The sheet; `headline` (e.g. "created") follows the name in the title."""
-    name = escape(sheet.name)
-    embed = discord.Embed(
-        title=f"{name} · {headline}" if headline else name,
-        description=f"Owner <@{sheet.owner_id}>",  # inside an embed a mention never pings
-        colour=state_colour(sheet.state),
-    )
-    embed.add_field(name="Vitality", value=vitality_text(sheet), inline=False)
-    embed.add_field(name="Condition", value=condition_text(sheet), inline=False)
-    embed.add_field(name="Stamina", value=stamina_text(sheet), inline=False)
-    embed.add_field(name="Emotions", value=f"{emotions(sheet)}\n{stress(sheet)}", inline=False)
-    if sheet.breakdown is not None:
-        embed.add_field(
-            name=f"Breakdown: {sheet.breakdown.label} (E-6)",
-            value=BREAKDOWN_EFFECTS[sheet.breakdown],
-            inline=False,
+    lines = [f"Owner <@{sheet.owner_id}> · **{sheet.state.value}**"]  # an embed never pings
+    if sheet.state.is_down:
+        what = (
+            "the Last Gasp"
+            if sheet.state is State.DYING
+            else f"a recovery roll of {count(sheet.recovery_dice, 'die', 'dice')}"
         )
-    abilities = " · ".join(
+        lines.append(f"Due at its next turn: {what} ({DOWN_RULES[sheet.state]}).")
+    if sheet.breakdown is not None:
+        lines.append(breakdown_line(sheet.breakdown))
+    embed = discord.Embed(
+        title=f"{named(sheet)} · {headline}" if headline else named(sheet),
+        description="\n".join(lines),
+        colour=STATE_COLOURS[sheet.state],
+    )
+    embed.add_field(name="Vitality", value=f"VIT {sheet.vit}/{sheet.max_vit}\nRES {sheet.res}")
+    embed.add_field(name="Stamina", value=_stamina(sheet))
+    embed.add_field(name="Injury", value=_condition(sheet))
+    embed.add_field(name="Emotions", value=_emotions(sheet))
+    embed.add_field(name="Stress", value=str(sheet.stress))
+    abilities = "\n".join(
         f"{label} {signed(getattr(sheet, label.lower()))}"
         for label in ("Humility", "Composure", "Insight")
     )
-    embed.add_field(name="Abilities", value=abilities, inline=False)
-    embed.add_field(name="Flags", value=flags_text(sheet), inline=False)
+    embed.add_field(name="Abilities", value=abilities)
+    flags = _flags(sheet)
+    if flags:
+        embed.set_footer(text=flags)
     return fit(embed)
+
+
+def sheet_reply(sheet: Sheet, *, headline: str | None = None, private: bool = False) -> Reply:
+    return Reply(embeds=[sheet_embed(sheet, headline=headline)], ephemeral=private)

@@ -5,33 +5,41 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from typing import Any
 
-from bot.db import Actor, Database
-from bot.db.records import shown
-from bot.services.context import ActionContext, Caller, CharacterRow, Permission
+from bot.db.database import Database
+from bot.db.records import Actor, CharacterRow
+from bot.db.uow import UnitOfWork
+from bot.services.context import Acted, ActionContext, Caller, Permission, Target
 from rules import permissions
-from rules.models import GuildSettings, Sheet
-from rules.outcome import Outcome, RuleError
+from rules.errors import RuleError
+from rules.models import GuildSettings
+from rules.outcome import Outcome
 
 NO_ACTIVE = "You have no active character: pick one with /character select, or name the character."
+GONE = "That character no longer exists (it was deleted). Nothing was changed."
 
 
 def no_character(name: str) -> RuleError:
     return RuleError(
-        f"No character named {shown(name)} in this server. /character list shows the names."
+        "No character named {name} in this server. /character list shows the names.", name=name
     )
 
 
-def given(options: dict[str, object]) -> dict[str, object]:
+def given(options: dict[str, Any]) -> dict[str, Any]:
     """The options the caller gave (None: left out)."""
     return {key: value for key, value in options.items() if value is not None}
 
 
-def found(row: CharacterRow | None, name: str | None) -> CharacterRow:
-    """The row looked up by `name` (None: the caller's active character), or the refusal."""
-    if row is None:
-        raise RuleError(NO_ACTIVE) if name is None else no_character(name)
-    return row
+def found(row: CharacterRow | None, target: Target) -> CharacterRow:
+    """The row looked up by `target`, or the refusal that says why there is none."""
+    if row is not None:
+        return row
+    if target is None:
+        raise RuleError(NO_ACTIVE)
+    if isinstance(target, int):
+        raise RuleError(GONE)
+    raise no_character(target)
 
 
 def is_gm(settings: GuildSettings, caller: Caller) -> bool:
@@ -44,21 +52,25 @@ def check_permission(
     permissions.check(permission, is_gm=gm, owner_id=owner_id, user_id=caller.user_id)
 
 
-async def lookup(uow, caller: Caller, name: str | None, permission: Permission) -> CharacterRow:
-    """The character (by name, else the caller's active one; locked in a writing transaction)
-    once the caller may act on it: for the use cases that need more of the unit of work than
-    run_character_action gives."""
+async def lookup(
+    uow: UnitOfWork, caller: Caller, target: Target, permission: Permission
+) -> CharacterRow:
+    """The character (by name, by id, else the caller's active one; locked in a writing
+    transaction) once the caller may act on it: for the use cases that need more of the unit
+    of work than run_character_action gives."""
     settings = await uow.settings()
-    if name is None:
+    if target is None:
         row = await uow.active_character(caller.user_id)
+    elif isinstance(target, int):
+        row = await uow.character_by_id(target)
     else:
-        row = await uow.character(name)
-    row = found(row, name)
+        row = await uow.character(target)
+    row = found(row, target)
     check_permission(permission, is_gm(settings, caller), row.sheet.owner_id, caller)
     return row
 
 
-async def require_gm(uow, caller: Caller, *, lock: bool = False) -> GuildSettings:
+async def require_gm(uow: UnitOfWork, caller: Caller, *, lock: bool = False) -> GuildSettings:
     """P-3 for commands on no single character (settings, rounds, days, combat).
     lock=True before the settings themselves are rewritten."""
     settings = await uow.settings(lock=lock)
@@ -71,19 +83,21 @@ async def run_character_action(
     caller: Caller,
     *,
     command: str,
-    inputs: dict,
-    character: str | None,
+    inputs: dict[str, Any],
+    target: Target,
     permission: Permission,
     apply: Callable[[ActionContext], Outcome],
     rng: random.Random,
-) -> Outcome:
+) -> Acted:
     """Load settings and the character (locked) with its combat, check the permission, apply
     the rule, save `outcome.after`, log the event, commit: one transaction (Database.act). A
     RuleError anywhere rolls back and propagates unchanged."""
+    decided: dict[str, Any] = {}
 
     def decide(actor: Actor) -> Outcome:
-        # Pure, like the rules: on SQLite it runs inside the writer thread's transaction.
-        row = found(actor.row, character)
+        # Pure, like the rules: on SQLite it runs inside the writer thread's transaction, and
+        # it may run again after a lost race (the last run is the one saved).
+        row = found(actor.row, target)
         gm = is_gm(actor.settings, caller)
         check_permission(permission, gm, row.sheet.owner_id, caller)
         ctx = ActionContext(
@@ -98,20 +112,22 @@ async def run_character_action(
         outcome = apply(ctx)
         if outcome.before != row.sheet:  # the log's before/after must chain without a gap
             raise RuntimeError(f"{command}: the outcome does not start from the loaded sheet")
+        decided.update(character_id=row.id, settings=actor.settings)
         return outcome
 
-    return await db.act(
-        caller.guild_id, character, caller.user_id, decide, command=command, inputs=inputs
+    outcome = await db.act(
+        caller.guild_id, target, caller.user_id, decide, command=command, inputs=inputs
     )
+    return Acted(outcome, decided["character_id"], decided["settings"])
 
 
 async def read_character(
-    db: Database, caller: Caller, name: str | None
+    db: Database, caller: Caller, target: Target
 ) -> tuple[CharacterRow, GuildSettings]:
-    """A character anyone in the guild may look at (by name, else the caller's active one)
-    and the guild's settings, in one read: for the commands that change nothing."""
-    actor = await db.read_actor(caller.guild_id, name, caller.user_id)
-    return found(actor.row, name), actor.settings
+    """A character anyone in the guild may look at (by name, by id, else the caller's active
+    one) and the guild's settings, in one read: for the commands that change nothing."""
+    actor = await db.read_actor(caller.guild_id, target, caller.user_id)
+    return found(actor.row, target), actor.settings
 
 
 async def change_character(
@@ -119,21 +135,21 @@ async def change_character(
     caller: Caller,
     rng: random.Random,
     command: str,
-    name: str,
+    target: Target,
     permission: Permission,
-    rule: Callable[[Sheet], Outcome],
-    /,
-    **inputs: object,
-) -> Outcome:
-    """run_character_action for a rule that needs the sheet alone; the event logs the
-    character's name with `inputs` (which may hold a `name` of their own: a new name)."""
+    rule: Callable[[ActionContext], Outcome],
+    inputs: dict[str, Any],
+) -> Acted:
+    """run_character_action for the sheet commands: the event logs the character's name
+    with `inputs` (which may hold a `name` of their own: a new name)."""
+    shown = {"character": target} if isinstance(target, str) else {}
     return await run_character_action(
         db,
         caller,
         command=command,
-        inputs={"character": name, **inputs},
-        character=name,
+        inputs={**shown, **given(inputs)},
+        target=target,
         permission=permission,
-        apply=lambda ctx: rule(ctx.sheet),
+        apply=rule,
         rng=rng,
     )

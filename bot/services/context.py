@@ -1,23 +1,28 @@
 """What every service call carries in, and what the transaction runner hands a rule.
 
-Shared contract between the persistence layer (which runs the transaction) and the
-use-case services (which choose the rule to apply).
+The seam between the bot (which builds a Caller from an interaction) and the use cases (which
+choose the rule to apply); nothing here knows Discord.
 """
 
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from rules.models import GuildSettings, Sheet
+from rules.outcome import Outcome
 from rules.permissions import Permission
 
-__all__ = ["ActionContext", "Caller", "CharacterRow", "Permission"]
+__all__ = ["Acted", "ActionContext", "Caller", "Permission", "Target"]
+
+# A character named by its name, by its row id (a button's), or None: the caller's active one.
+Target = str | int | None
 
 
 @dataclass(frozen=True)
 class Caller:
-    """Who typed the command, where. Built by the cog from the interaction."""
+    """Who typed the command or pressed the button, where. Built by the bot from the
+    interaction."""
 
     guild_id: int
     channel_id: int
@@ -27,13 +32,6 @@ class Caller:
 
 
 @dataclass(frozen=True)
-class CharacterRow:
-    id: int
-    guild_id: int
-    sheet: Sheet
-
-
-@dataclass
 class ActionContext:
     """Handed to a rule application inside the transaction of one command."""
 
@@ -44,4 +42,13 @@ class ActionContext:
     caller_id: int
     in_combat: bool = False
     combat_round: int | None = None
-    extra: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Acted:
+    """A rule applied to one character and saved: what happened, to which row, under which
+    settings (the reply needs all three)."""
+
+    outcome: Outcome
+    character_id: int
+    settings: GuildSettings

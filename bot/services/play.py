@@ -1,19 +1,23 @@
-"""The play use cases (COMMANDS.md, Play): each one rule on one character, in one transaction.
+"""The play use cases (docs/commands.md, "Play"): each one rule on one character, in one
+transaction.
 
-Every function checks the permission of RULES.md section 11 through `run_character_action`:
-P-4 owner or GM, first aid anyone (F-1), situational breakdowns the GM only (P-3).
+Every function checks the permissions of P-1..P-4 through `run_character_action`: owner or GM,
+first aid anyone (F-1), situational breakdowns the GM only (P-3).
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
-from bot.db import Database
+from bot.db.database import Database
 from bot.services.base import given, read_character, run_character_action
-from bot.services.context import ActionContext, Caller, Permission
+from bot.services.context import Acted, ActionContext, Caller, Permission, Target
 from rules import emotions, odds, stamina, table, vitality
-from rules.models import Emotion, GuildSettings, ReliefMethod, Sheet
+from rules.errors import RuleError
+from rules.models import Emotion, EmotionCause, GuildSettings, ReliefMethod, Sheet
 from rules.outcome import Outcome
 
 SPIRAL_ROLLS = 10
@@ -24,56 +28,80 @@ async def _act(
     caller: Caller,
     rng: random.Random,
     command: str,
-    character: str | None,
-    inputs: dict,
-    apply,
+    target: Target,
+    inputs: dict[str, Any],
+    apply: Callable[[ActionContext], Outcome],
     permission: Permission = Permission.OWNER_OR_GM,
-) -> Outcome:
+) -> Acted:
     return await run_character_action(
         db,
         caller,
         command=command,
         inputs=given(inputs),
-        character=character,
+        target=target,
         permission=permission,
         apply=apply,
         rng=rng,
     )
 
 
-# Vitality (seed 000)
+# Vitality
 
 
-async def damage(db, caller, rng, *, amount: int, character: str | None) -> Outcome:
-    """H-1, P-4."""
-    return await _act(
-        db,
-        caller,
-        rng,
-        "damage",
-        character,
-        {"amount": amount},
-        lambda ctx: vitality.damage(ctx.sheet, amount, ctx.settings),
-    )
-
-
-async def heal(db, caller, rng, *, amount: int, character: str | None) -> Outcome:
-    """H-2, P-4."""
-    return await _act(
-        db,
-        caller,
-        rng,
-        "heal",
-        character,
-        {"amount": amount},
-        lambda ctx: vitality.heal(ctx.sheet, amount, ctx.settings),
-    )
-
-
-async def recover(db, caller, rng, *, character: str | None, faces: str | None) -> Outcome:
-    """R-1..R-8 (the limits of R-8 are the rule's own), P-4."""
+async def damage(
+    db: Database, caller: Caller, rng: random.Random, *, amount: int, character: Target
+) -> Acted:
+    """H-1, V-6, V-8; P-4."""
 
     def apply(ctx: ActionContext) -> Outcome:
+        return vitality.damage(ctx.sheet, amount, ctx.settings)
+
+    return await _act(db, caller, rng, "damage", character, {"amount": amount}, apply)
+
+
+async def heal(
+    db: Database, caller: Caller, rng: random.Random, *, amount: int, character: Target
+) -> Acted:
+    """H-2; P-4."""
+
+    def apply(ctx: ActionContext) -> Outcome:
+        return vitality.heal(ctx.sheet, amount, ctx.settings)
+
+    return await _act(db, caller, rng, "heal", character, {"amount": amount}, apply)
+
+
+def _unchanged_since(vit: int, res: int) -> Callable[[Sheet], None]:
+    """A button's roll acts on the VIT and RES its announcement showed, or not at all."""
+
+    def check(sheet: Sheet) -> None:
+        if (sheet.vit, sheet.res) != (vit, res):
+            raise RuleError(
+                "That button is out of date: {name} has changed since (now {state} at VIT "
+                "{now}). Nothing was rolled; use /recover for the roll due now.",
+                name=sheet.name,
+                state=sheet.state.value,
+                now=sheet.vit,
+            )
+
+    return check
+
+
+async def recover(
+    db: Database,
+    caller: Caller,
+    rng: random.Random,
+    *,
+    character: Target,
+    faces: str | None,
+    seen: tuple[int, int] | None = None,
+) -> Acted:
+    """R-1..R-8 (the limits of R-8 are the rule's own); P-4. `seen`: the VIT and RES a
+    button was posted with (a stale button rolls nothing)."""
+    check = _unchanged_since(*seen) if seen is not None else None
+
+    def apply(ctx: ActionContext) -> Outcome:
+        if check is not None:
+            check(ctx.sheet)
         return vitality.recover(
             ctx.sheet, ctx.settings, ctx.rng, faces=faces, in_combat=ctx.in_combat, by_gm=ctx.is_gm
         )
@@ -82,8 +110,15 @@ async def recover(db, caller, rng, *, character: str | None, faces: str | None) 
 
 
 async def aid(
-    db, caller, rng, *, character: str, success: bool | None, roll: str | None, target: int | None
-) -> Outcome:
+    db: Database,
+    caller: Caller,
+    rng: random.Random,
+    *,
+    character: Target,
+    success: bool | None,
+    roll: str | None,
+    target: int | None,
+) -> Acted:
     """F-1: any member may give first aid to any character of the guild."""
 
     def apply(ctx: ActionContext) -> Outcome:
@@ -95,60 +130,50 @@ async def aid(
     return await _act(db, caller, rng, "aid", character, inputs, apply, Permission.ANYONE)
 
 
-# Stamina (seed 001) and the start of turn (C-3)
+# Stamina and the start of turn (C-3)
 
 
-async def turn(db, caller, rng, *, character: str | None) -> Outcome:
-    """C-3, P-4."""
-    return await _act(
-        db,
-        caller,
-        rng,
-        "turn",
-        character,
-        {},
-        lambda ctx: table.start_turn(ctx.sheet, ctx.settings),
-    )
+async def turn(db: Database, caller: Caller, rng: random.Random, *, character: Target) -> Acted:
+    """C-3; P-4."""
+
+    def apply(ctx: ActionContext) -> Outcome:
+        return table.start_turn(ctx.sheet, ctx.settings)
+
+    return await _act(db, caller, rng, "turn", character, {}, apply)
 
 
-async def early(db, caller, rng, *, character: str | None) -> Outcome:
-    """S-4, P-4."""
-    return await _act(
-        db,
-        caller,
-        rng,
-        "early",
-        character,
-        {},
-        lambda ctx: stamina.act_early(ctx.sheet, in_combat=ctx.in_combat),
-    )
+async def early(db: Database, caller: Caller, rng: random.Random, *, character: Target) -> Acted:
+    """S-4; P-4."""
+
+    def apply(ctx: ActionContext) -> Outcome:
+        return stamina.act_early(ctx.sheet, in_combat=ctx.in_combat)
+
+    return await _act(db, caller, rng, "early", character, {}, apply)
 
 
-async def react(db, caller, rng, *, character: str | None, what: str | None) -> Outcome:
-    """S-5, P-4."""
-    return await _act(
-        db,
-        caller,
-        rng,
-        "react",
-        character,
-        {"what": what},
-        lambda ctx: stamina.react(ctx.sheet, what),
-    )
+async def react(
+    db: Database, caller: Caller, rng: random.Random, *, character: Target, what: str | None
+) -> Acted:
+    """S-5; P-4."""
+
+    def apply(ctx: ActionContext) -> Outcome:
+        return stamina.react(ctx.sheet, what)
+
+    return await _act(db, caller, rng, "react", character, {"what": what}, apply)
 
 
 async def push(
-    db,
-    caller,
-    rng,
+    db: Database,
+    caller: Caller,
+    rng: random.Random,
     *,
     amount: int,
-    character: str | None,
+    character: Target,
     roll: str | None,
     target: int | None,
     what: str | None,
-) -> Outcome:
-    """S-6, P-4."""
+) -> Acted:
+    """S-6; P-4."""
 
     def apply(ctx: ActionContext) -> Outcome:
         return stamina.push(ctx.sheet, amount, ctx.rng, roll=roll, target=target, what=what)
@@ -157,56 +182,68 @@ async def push(
     return await _act(db, caller, rng, "push", character, inputs, apply)
 
 
-async def spend(db, caller, rng, *, amount: int, reason: str, character: str | None) -> Outcome:
-    """S-7, P-4."""
-    return await _act(
-        db,
-        caller,
-        rng,
-        "spend",
-        character,
-        {"amount": amount, "reason": reason},
-        lambda ctx: stamina.spend(ctx.sheet, amount, reason),
-    )
+async def spend(
+    db: Database, caller: Caller, rng: random.Random, *, amount: int, reason: str, character: Target
+) -> Acted:
+    """S-7; P-4."""
+
+    def apply(ctx: ActionContext) -> Outcome:
+        return stamina.spend(ctx.sheet, amount, reason)
+
+    inputs = {"amount": amount, "reason": reason}
+    return await _act(db, caller, rng, "spend", character, inputs, apply)
 
 
-# Emotions (seed 002)
+# Emotions
 
 
 async def emotion(
-    db, caller, rng, *, emotion: Emotion, stages: int, character: str | None
-) -> Outcome:
-    """E-1, E-2, P-4."""
-    return await _act(
-        db,
-        caller,
-        rng,
-        "emotion",
-        character,
-        {"emotion": emotion.value, "stages": stages},
-        lambda ctx: emotions.raise_emotion(ctx.sheet, emotion, stages),
-    )
+    db: Database,
+    caller: Caller,
+    rng: random.Random,
+    *,
+    emotion: Emotion,
+    stages: int,
+    cause: EmotionCause,
+    character: Target,
+) -> Acted:
+    """E-1, E-2, E-10; P-4."""
+
+    def apply(ctx: ActionContext) -> Outcome:
+        return emotions.raise_emotion(ctx.sheet, emotion, stages, cause)
+
+    inputs = {"emotion": emotion.value, "stages": stages, "cause": cause.value}
+    return await _act(db, caller, rng, "emotion", character, inputs, apply)
 
 
 async def relief(
-    db, caller, rng, *, method: ReliefMethod, emotion: Emotion | None, character: str | None
-) -> Outcome:
-    """E-3..E-5, P-4."""
+    db: Database,
+    caller: Caller,
+    rng: random.Random,
+    *,
+    method: ReliefMethod,
+    emotion: Emotion | None,
+    character: Target,
+) -> Acted:
+    """E-3..E-5; P-4."""
+
+    def apply(ctx: ActionContext) -> Outcome:
+        return emotions.relief(ctx.sheet, method, emotion)
+
     inputs = {"method": method.value, "emotion": emotion.value if emotion else None}
-    return await _act(
-        db,
-        caller,
-        rng,
-        "relief",
-        character,
-        inputs,
-        lambda ctx: emotions.relief(ctx.sheet, method, emotion),
-    )
+    return await _act(db, caller, rng, "relief", character, inputs, apply)
 
 
 async def breakdown(
-    db, caller, rng, *, character: str, emotion: Emotion, pressure: int, roll: int | None
-) -> Outcome:
+    db: Database,
+    caller: Caller,
+    rng: random.Random,
+    *,
+    character: Target,
+    emotion: Emotion,
+    pressure: int,
+    roll: int | None,
+) -> Acted:
     """E-8, E-9: the GM only (P-3)."""
 
     def apply(ctx: ActionContext) -> Outcome:
@@ -229,7 +266,7 @@ class Odds:
     spiral: list[odds.SpiralStep]
 
 
-async def recovery_odds(db: Database, caller: Caller, *, character: str | None) -> Odds:
+async def recovery_odds(db: Database, caller: Caller, *, character: Target) -> Odds:
     """D-2, R-*: any member of the guild may look (nothing changes)."""
     row, settings = await read_character(db, caller, character)
     sheet = row.sheet

@@ -2,25 +2,28 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import ValidationError
 
+from bot.db.database import Database
 from bot.services.base import given, require_gm
 from bot.services.context import Caller
+from rules.errors import RuleError
 from rules.models import GuildSettings
-from rules.outcome import RuleError
 
 # The option name a GM typed, where it differs from the model's field.
 _OPTION = {"gm_role_id": "gm_role"}
 
 
-async def show_settings(db, caller: Caller) -> GuildSettings:
+async def show_settings(db: Database, caller: Caller) -> GuildSettings:
     """Anyone in the guild may read the settings."""
     async with db.transaction(caller.guild_id, read_only=True) as uow:
         return await uow.settings()
 
 
-def _validated(current: GuildSettings, changes: dict[str, object]) -> GuildSettings:
-    """Section 10's ranges, by the model itself; the first error becomes the refusal."""
+def _validated(current: GuildSettings, changes: dict[str, Any]) -> GuildSettings:
+    """The settings' ranges, by the model itself; the first error becomes the refusal."""
     try:
         return GuildSettings.model_validate({**current.model_dump(), **changes})
     except ValidationError as error:
@@ -28,11 +31,13 @@ def _validated(current: GuildSettings, changes: dict[str, object]) -> GuildSetti
         field = str(first["loc"][0]) if first["loc"] else "settings"
         field = _OPTION.get(field, field)
         message = first["msg"].removeprefix("Value error, ")
-        raise RuleError(f"{field}: {message}. Nothing was changed.") from None
+        raise RuleError(
+            "{field}: {message}. Nothing was changed.", field=field, message=message
+        ) from None
 
 
 async def set_settings(
-    db, caller: Caller, changes: dict[str, object], *, clear_gm_role: bool = False
+    db: Database, caller: Caller, changes: dict[str, Any], *, clear_gm_role: bool = False
 ) -> tuple[GuildSettings, GuildSettings]:
     """P-3: GM only. `changes` maps GuildSettings fields to the options given (None: not
     given); clear_gm_role unsets the GM role. Returns (before, after)."""

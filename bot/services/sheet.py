@@ -1,18 +1,18 @@
 """Use cases of `/character`: create, read, select, edit, set, delete, revive, export, import.
 
-Each is one transaction: load, check permission (rules.permissions), apply a rule
+Each is one transaction: load, check permission (rules.permissions, P-5, P-6), apply a rule
 (rules.sheet_ops), save, log the event with the sheet before and after.
 """
 
 from __future__ import annotations
 
-import functools
 import json
 import random
+from dataclasses import dataclass
+from typing import Any
 
-from pydantic import ValidationError
-
-from bot.db.records import shown
+from bot.db.database import Database
+from bot.db.records import CharacterRow
 from bot.services.base import (
     change_character,
     check_permission,
@@ -21,24 +21,23 @@ from bot.services.base import (
     lookup,
     read_character,
 )
-from bot.services.context import Caller, CharacterRow, Permission
+from bot.services.context import Acted, ActionContext, Caller, Permission, Target
 from rules import sheet_ops
+from rules.errors import RuleError
 from rules.models import Sheet
-from rules.outcome import Outcome, RuleError
+from rules.outcome import Outcome
 
 EXPORT_FORMAT = "last-gasp/sheet"
 EXPORT_VERSION = 1
 # An export of the largest sheet is well under 2 KB; anything much bigger is not a sheet.
 MAX_IMPORT_BYTES = 64 * 1024
-# Flags that belong to a combat round of the exporting table, not to the character.
-_ROUND_FLAGS = {"reactions_taken": 0, "early_this_round": False, "recovered_this_round": False}
 
 
 # --- create, read, select --------------------------------------------------------------------
 
 
 async def create_character(
-    db, caller: Caller, name: str, *, owner_id: int | None = None, **fields: object
+    db: Database, caller: Caller, name: str, *, owner_id: int | None = None, **fields: Any
 ) -> CharacterRow:
     """Anyone may create their own; `owner` (another player's character) is the GM's.
     The new character becomes its owner's active one when the owner has none yet."""
@@ -47,8 +46,8 @@ async def create_character(
         owner = caller.user_id if owner_id is None else owner_id
         if owner != caller.user_id and not is_gm(settings, caller):
             raise RuleError(
-                "Only the GM can create a character for another player (P-3): "
-                "leave out `owner` to create your own."
+                "Only the GM can create a character for another player (P-3): leave out "
+                "`owner` to create your own."
             )
         sheet = sheet_ops.create_sheet(name, owner, settings, **fields)
         row = await uow.add_character(sheet)
@@ -59,18 +58,18 @@ async def create_character(
     return row
 
 
-async def show_character(db, caller: Caller, name: str | None) -> CharacterRow:
+async def show_character(db: Database, caller: Caller, target: Target) -> CharacterRow:
     """Anyone in the guild may read any of its sheets (P-2: never another guild's)."""
-    row, _ = await read_character(db, caller, name)
+    row, _ = await read_character(db, caller, target)
     return row
 
 
-async def list_characters(db, caller: Caller) -> list[CharacterRow]:
+async def list_characters(db: Database, caller: Caller) -> list[CharacterRow]:
     async with db.transaction(caller.guild_id, read_only=True) as uow:
         return await uow.characters()
 
 
-async def select_character(db, caller: Caller, name: str) -> CharacterRow:
+async def select_character(db: Database, caller: Caller, name: str) -> CharacterRow:
     """A player selects its own characters; the GM may select any (P-2, P-4)."""
     async with db.transaction(caller.guild_id) as uow:
         row = await lookup(uow, caller, name, Permission.OWNER_OR_GM)
@@ -83,44 +82,56 @@ async def select_character(db, caller: Caller, name: str) -> CharacterRow:
 
 
 async def edit_character(
-    db, caller: Caller, rng: random.Random, character: str, **fields: object
-) -> Outcome:
-    """P-4: owner or GM, the fields that are not state."""
+    db: Database, caller: Caller, rng: random.Random, character: str, **fields: Any
+) -> Acted:
+    """P-4: owner or GM, the fields that are not state; P-5 for the rule fields."""
     changes = given(fields)
-    rule = functools.partial(sheet_ops.edit_sheet, **changes)
+
+    def rule(ctx: ActionContext) -> Outcome:
+        return sheet_ops.edit_sheet(ctx.sheet, by_gm=ctx.is_gm, in_combat=ctx.in_combat, **changes)
+
     return await change_character(
-        db, caller, rng, "character edit", character, Permission.OWNER_OR_GM, rule, **changes
+        db, caller, rng, "character edit", character, Permission.OWNER_OR_GM, rule, changes
     )
 
 
 async def set_character(
-    db, caller: Caller, rng: random.Random, character: str, **fields: object
-) -> Outcome:
-    """P-3: the GM sets state fields directly."""
+    db: Database, caller: Caller, rng: random.Random, character: str, **fields: Any
+) -> Acted:
+    """P-3: the GM sets state fields directly; V-6 under instant death."""
     changes = given(fields)
-    rule = functools.partial(sheet_ops.set_fields, **changes)
+
+    def rule(ctx: ActionContext) -> Outcome:
+        return sheet_ops.set_fields(ctx.sheet, ctx.settings, **changes)
+
     return await change_character(
-        db, caller, rng, "character set", character, Permission.GM, rule, **changes
+        db, caller, rng, "character set", character, Permission.GM, rule, changes
     )
 
 
-async def revive_character(db, caller: Caller, rng: random.Random, name: str) -> Outcome:
-    """P-3: V-5, E-7."""
+async def revive_character(
+    db: Database, caller: Caller, rng: random.Random, name: str, *, stress: int | None = None
+) -> Acted:
+    """P-3: V-5, E-7 (refused while Stress ≥ VIT unless `stress` lowers it)."""
+
+    def rule(ctx: ActionContext) -> Outcome:
+        return sheet_ops.revive(ctx.sheet, stress=stress)
+
     return await change_character(
-        db, caller, rng, "character revive", name, Permission.GM, sheet_ops.revive
+        db, caller, rng, "character revive", name, Permission.GM, rule, {"stress": stress}
     )
 
 
 # --- delete: asked first, done after the confirmation button ---------------------------------
 
 
-async def check_delete(db, caller: Caller, name: str) -> CharacterRow:
+async def check_delete(db: Database, caller: Caller, name: str) -> CharacterRow:
     """Owner or GM (P-4). Changes nothing: the button asks before delete_character."""
     async with db.transaction(caller.guild_id, read_only=True) as uow:
         return await lookup(uow, caller, name, Permission.OWNER_OR_GM)
 
 
-async def delete_character(db, caller: Caller, character_id: int) -> Sheet:
+async def delete_character(db: Database, caller: Caller, character_id: int) -> Sheet:
     """After the confirmation: checked again, since the sheet may have changed meanwhile.
     The log keeps the sheet as it was (the event outlives the character)."""
     async with db.transaction(caller.guild_id) as uow:
@@ -143,7 +154,7 @@ async def delete_character(db, caller: Caller, character_id: int) -> Sheet:
 # --- export and import -----------------------------------------------------------------------
 
 
-async def export_character(db, caller: Caller, name: str) -> tuple[Sheet, bytes]:
+async def export_character(db: Database, caller: Caller, name: str) -> tuple[Sheet, bytes]:
     """Owner or GM: the sheet as JSON, readable by import_character."""
     async with db.transaction(caller.guild_id, read_only=True) as uow:
         sheet = (await lookup(uow, caller, name, Permission.OWNER_OR_GM)).sheet
@@ -155,9 +166,9 @@ async def export_character(db, caller: Caller, name: str) -> tuple[Sheet, bytes]
     return sheet, json.dumps(document, indent=2, ensure_ascii=False).encode()
 
 
-def parse_export(data: bytes, owner_id: int) -> Sheet:
-    """An exported file (or a bare sheet object) validated like a new sheet: section 1's
-    ranges, name rules and no unknown fields. The importer becomes the owner."""
+def read_export(data: bytes) -> dict[str, Any]:
+    """The sheet object of an exported file (or a bare sheet object), as written: P-6 decides
+    what of it is taken."""
     if len(data) > MAX_IMPORT_BYTES:
         raise RuleError(
             f"That file is over {MAX_IMPORT_BYTES // 1024} KB: attach a sheet exported with "
@@ -165,9 +176,11 @@ def parse_export(data: bytes, owner_id: int) -> Sheet:
         )
     try:
         document = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        # ValueError: not JSON, or a number too long to read (Python's 4,300-digit limit).
         raise RuleError(
-            "That file is not JSON: attach a sheet exported with /character export."
+            "That file is not a sheet this bot can read (not JSON, or a number far too long): "
+            "attach a sheet exported with /character export."
         ) from None
     if isinstance(document, dict) and document.get("format") == EXPORT_FORMAT:
         if document.get("version") != EXPORT_VERSION:
@@ -178,29 +191,25 @@ def parse_export(data: bytes, owner_id: int) -> Sheet:
         document = document.get("sheet")
     if not isinstance(document, dict):
         raise RuleError("That file holds no sheet: attach a sheet exported with /character export.")
-    return _validated_sheet({**document, **_ROUND_FLAGS, "owner_id": owner_id})
+    return document
 
 
-def _validated_sheet(data: dict) -> Sheet:
-    try:
-        return Sheet.model_validate(data)
-    except ValidationError as error:
-        first = error.errors()[0]
-        # Both can quote the file: kept short, and escaped below.
-        where = (".".join(str(part) for part in first["loc"]) or "sheet")[:40]
-        message = first["msg"].removeprefix("Value error, ")[:200]
-        raise RuleError(
-            f"The sheet in that file is not valid ({shown(where)}: {shown(message)}). "
-            "Fix the file or export it again."
-        ) from None
+@dataclass(frozen=True)
+class Imported:
+    row: CharacterRow
+    left_out: list[str]  # the state a player's import started fresh (P-6)
 
 
-async def import_character(db, caller: Caller, data: bytes) -> CharacterRow:
-    """A new character from a file: refused when the guild has the name already."""
-    sheet = parse_export(data, caller.user_id)
+async def import_character(db: Database, caller: Caller, data: bytes) -> Imported:
+    """P-6: a new character, the importer's; a player's import brings the build only."""
+    document = read_export(data)
     async with db.transaction(caller.guild_id) as uow:
+        settings = await uow.settings()
+        sheet, left_out = sheet_ops.import_sheet(
+            document, caller.user_id, settings, by_gm=is_gm(settings, caller)
+        )
         row = await uow.add_character(sheet)
         if await uow.active_character(caller.user_id, lock=False) is None:
             await uow.set_active(caller.user_id, row.id)
         await uow.log(row.id, caller.user_id, "character import", {"name": sheet.name}, after=sheet)
-    return row
+    return Imported(row, left_out)

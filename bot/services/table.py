@@ -8,14 +8,25 @@ per changed character, so that /history and /undo work per character.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from bot.db.records import Combat, Event, shown
-from bot.services.base import change_character, lookup, require_gm, run_character_action
-from bot.services.context import Caller, CharacterRow, Permission
+from bot.db.database import Database
+from bot.db.records import CharacterRow, Combat, Event
+from bot.db.uow import UnitOfWork
+from bot.services.base import (
+    change_character,
+    is_gm,
+    lookup,
+    require_gm,
+    run_character_action,
+)
+from bot.services.context import Acted, ActionContext, Caller, Permission, Target
 from rules import emotions, stamina, table
-from rules.models import RestKind
-from rules.outcome import Outcome, RuleError
+from rules.errors import RuleError
+from rules.models import RestKind, Sheet
+from rules.outcome import Outcome
 
 NO_COMBAT = "There is no combat in this channel: the GM starts one with /combat start."
 
@@ -30,7 +41,7 @@ class CombatView:
 class RoundResult:
     combat: Combat  # with the new round number
     early: list[str]  # S-4: who acted early in the round that just ended
-    outcomes: list[Outcome]
+    members: list[Sheet]  # as the new round finds them
 
 
 @dataclass(frozen=True)
@@ -39,7 +50,14 @@ class DayResult:
     outcomes: list[Outcome]
 
 
-async def _save_and_log(uow, rows, outcomes, caller: Caller, command: str, inputs: dict) -> None:
+async def _save_and_log(
+    uow: UnitOfWork,
+    rows: Sequence[CharacterRow],
+    outcomes: Sequence[Outcome],
+    caller: Caller,
+    command: str,
+    inputs: dict[str, Any],
+) -> None:
     """Save and log each changed sheet; an outcome that changed nothing is not an event."""
     by_name = {row.sheet.name: row for row in rows}
     for outcome in outcomes:
@@ -47,10 +65,10 @@ async def _save_and_log(uow, rows, outcomes, caller: Caller, command: str, input
             continue
         row = by_name[outcome.before.name]
         await uow.save_character(row.id, outcome.after)
-        await uow.log(row.id, caller.user_id, command, inputs, outcome)
+        await uow.log_outcome(row.id, caller.user_id, command, inputs, outcome)
 
 
-async def _this_combat(uow, caller: Caller) -> Combat:
+async def _this_combat(uow: UnitOfWork, caller: Caller) -> Combat:
     combat = await uow.combat(caller.channel_id)
     if combat is None:
         raise RuleError(NO_COMBAT)
@@ -60,7 +78,7 @@ async def _this_combat(uow, caller: Caller) -> Combat:
 # --- combat ----------------------------------------------------------------------------------
 
 
-async def start_combat(db, caller: Caller) -> Combat:
+async def start_combat(db: Database, caller: Caller) -> Combat:
     """C-1: GM only; one combat per channel."""
     async with db.transaction(caller.guild_id) as uow:
         await require_gm(uow, caller)
@@ -69,15 +87,13 @@ async def start_combat(db, caller: Caller) -> Combat:
     return combat
 
 
-async def end_combat(db, caller: Caller) -> CombatView:
-    """C-1: GM only. Ending the combat ends its round too: the members' round flags (act
-    early, the recovery limit) are cleared by the same rule as /round, so that a later combat
-    starts fresh."""
+async def end_combat(db: Database, caller: Caller) -> CombatView:
+    """C-1: GM only. S-5: every member leaves it fresh (reaction cost, round flags)."""
     async with db.transaction(caller.guild_id) as uow:
-        settings = await require_gm(uow, caller)
+        await require_gm(uow, caller)
         combat = await _this_combat(uow, caller)
         members = await uow.members(combat.id, lock=True)
-        outcomes = table.new_round([row.sheet for row in members], settings)
+        outcomes = [table.join_or_leave_combat(row.sheet, joins=False) for row in members]
         inputs = {"channel_id": caller.channel_id, "round": combat.round}
         await _save_and_log(uow, members, outcomes, caller, "combat end", inputs)
         await uow.end_combat(caller.channel_id)
@@ -85,24 +101,36 @@ async def end_combat(db, caller: Caller) -> CombatView:
     return CombatView(combat=combat, members=members)
 
 
-async def combat_status(db, caller: Caller) -> CombatView:
+async def combat_status(db: Database, caller: Caller) -> CombatView:
     """Anyone in the guild."""
     async with db.transaction(caller.guild_id, read_only=True) as uow:
         combat = await _this_combat(uow, caller)
         return CombatView(combat=combat, members=await uow.members(combat.id))
 
 
-async def join_combat(db, caller: Caller, name: str | None) -> tuple[Combat, CharacterRow]:
+async def _membership(
+    uow: UnitOfWork, caller: Caller, row: CharacterRow, command: str, *, joins: bool
+) -> CharacterRow:
+    """S-5: joining or leaving starts the character fresh; logged as bookkeeping (U-2)."""
+    outcome = table.join_or_leave_combat(row.sheet, joins=joins)
+    if outcome.after != outcome.before:
+        await uow.save_character(row.id, outcome.after)
+    inputs = {"channel_id": caller.channel_id}
+    await uow.log_outcome(row.id, caller.user_id, command, inputs, outcome)
+    return CharacterRow(row.id, row.guild_id, outcome.after)
+
+
+async def join_combat(db: Database, caller: Caller, name: Target) -> tuple[Combat, CharacterRow]:
     """Owner or GM (P-4); C-2: in at most one combat (refused by the unit of work)."""
     async with db.transaction(caller.guild_id) as uow:
         row = await lookup(uow, caller, name, Permission.OWNER_OR_GM)
         combat = await _this_combat(uow, caller)
         await uow.add_member(combat.id, row.id)
-        await uow.log(row.id, caller.user_id, "combat add", {"channel_id": caller.channel_id})
+        row = await _membership(uow, caller, row, "combat add", joins=True)
     return combat, row
 
 
-async def leave_combat(db, caller: Caller, name: str | None) -> tuple[Combat, CharacterRow]:
+async def leave_combat(db: Database, caller: Caller, name: Target) -> tuple[Combat, CharacterRow]:
     """Owner or GM (P-4): leave this channel's combat."""
     async with db.transaction(caller.guild_id) as uow:
         row = await lookup(uow, caller, name, Permission.OWNER_OR_GM)
@@ -110,18 +138,18 @@ async def leave_combat(db, caller: Caller, name: str | None) -> tuple[Combat, Ch
         current = await uow.combat_of(row.id)
         if current is None or current.id != combat.id:
             raise RuleError(
-                f"{shown(row.sheet.name)} is not in this channel's combat: "
-                "/combat status lists who is."
+                "{name} is not in this channel's combat: /combat status lists who is.",
+                name=row.sheet.name,
             )
         await uow.remove_member(combat.id, row.id)
-        await uow.log(row.id, caller.user_id, "combat remove", {"channel_id": caller.channel_id})
+        row = await _membership(uow, caller, row, "combat remove", joins=False)
     return combat, row
 
 
 # --- the clock -------------------------------------------------------------------------------
 
 
-async def next_round(db, caller: Caller) -> RoundResult:
+async def next_round(db: Database, caller: Caller) -> RoundResult:
     """C-1, S-4: the next round of this channel's combat. Lists who acted early in the round
     that ended, before the rule clears the flags."""
     async with db.transaction(caller.guild_id) as uow:
@@ -138,11 +166,11 @@ async def next_round(db, caller: Caller) -> RoundResult:
     return RoundResult(
         combat=Combat(id=combat.id, channel_id=combat.channel_id, round=number),
         early=early,
-        outcomes=outcomes,
+        members=[o.after for o in outcomes],
     )
 
 
-async def next_day(db, caller: Caller) -> DayResult:
+async def next_day(db: Database, caller: Caller) -> DayResult:
     """C-4: GM only; every character of the guild."""
     async with db.transaction(caller.guild_id) as uow:
         await require_gm(uow, caller)
@@ -159,30 +187,28 @@ async def next_day(db, caller: Caller) -> DayResult:
 
 
 async def rest(
-    db,
-    caller: Caller,
-    rng: random.Random,
-    kind: RestKind,
-    name: str | None,
-    *,
-    everyone: bool = False,
-) -> list[Outcome]:
-    """S-9: one character (owner or GM), or every living character of the guild (GM, P-3)."""
-    inputs = {"kind": kind.value, "character": name, "everyone": everyone}
-    if not everyone:
-        outcome = await run_character_action(
-            db,
-            caller,
-            command="rest",
-            inputs=inputs,
-            character=name,
-            permission=Permission.OWNER_OR_GM,
-            apply=lambda ctx: stamina.rest(ctx.sheet, kind),
-            rng=rng,
-        )
-        return [outcome]
-    if name is not None:
-        raise RuleError("Give either a character or everyone:true, not both.")
+    db: Database, caller: Caller, rng: random.Random, kind: RestKind, name: Target
+) -> Acted:
+    """S-9: one character (owner or GM)."""
+
+    def apply(ctx: ActionContext) -> Outcome:
+        return stamina.rest(ctx.sheet, kind)
+
+    return await run_character_action(
+        db,
+        caller,
+        command="rest",
+        inputs={"kind": kind.value, "character": name} if name else {"kind": kind.value},
+        target=name,
+        permission=Permission.OWNER_OR_GM,
+        apply=apply,
+        rng=rng,
+    )
+
+
+async def rest_everyone(db: Database, caller: Caller, kind: RestKind) -> list[Outcome]:
+    """S-9: every living character of the guild (GM, P-3)."""
+    inputs = {"kind": kind.value, "everyone": True}
     async with db.transaction(caller.guild_id) as uow:
         await require_gm(uow, caller)
         rows = await uow.characters(lock=True)
@@ -197,37 +223,89 @@ async def rest(
 
 
 async def wound(
-    db, caller: Caller, rng: random.Random, name: str, *, recover: bool = False
-) -> Outcome:
-    """S-2, S-3: GM only (P-3)."""
-    rule = stamina.recover_wound if recover else stamina.wound
+    db: Database, caller: Caller, rng: random.Random, name: str, *, recover: bool = False
+) -> Acted:
+    """S-2, S-3, V-5: GM only (P-3)."""
+    step = stamina.recover_wound if recover else stamina.wound
+
+    def rule(ctx: ActionContext) -> Outcome:
+        return step(ctx.sheet)
+
     return await change_character(
-        db, caller, rng, "wound", name, Permission.GM, rule, recover=recover
+        db, caller, rng, "wound", name, Permission.GM, rule, {"recover": recover}
     )
 
 
-async def complete_quest(db, caller: Caller, rng: random.Random, name: str) -> Outcome:
+async def complete_quest(db: Database, caller: Caller, rng: random.Random, name: str) -> Acted:
     """E-5: GM only (P-3)."""
-    return await change_character(
-        db, caller, rng, "quest complete", name, Permission.GM, emotions.complete_quest
-    )
+
+    def rule(ctx: ActionContext) -> Outcome:
+        return emotions.complete_quest(ctx.sheet)
+
+    return await change_character(db, caller, rng, "quest complete", name, Permission.GM, rule, {})
 
 
 # --- the event log ---------------------------------------------------------------------------
 
 
+DELETED = "deleted:"  # autocomplete's value for a deleted character: `deleted:<id>`
+
+
+@dataclass(frozen=True)
+class History:
+    sheet: Sheet  # as it is, or as it was when deleted
+    events: list[Event]
+    deleted: bool
+
+
 async def history(
-    db, caller: Caller, name: str | None, limit: int
-) -> tuple[CharacterRow, list[Event]]:
-    """Owner or GM (P-4), the safer reading of who may read a character's log: the latest
-    events, newest first."""
+    db: Database, caller: Caller, name: Target, limit: int, *, everything: bool = False
+) -> History:
+    """U-2: the latest changes, newest first (bookkeeping too with `everything`). Owner or GM
+    (P-4), the safer reading of who may read a character's log; a deleted character's log is
+    the GM's (by its old name, or autocomplete's `deleted:<id>`)."""
     async with db.transaction(caller.guild_id, read_only=True) as uow:
-        row = await lookup(uow, caller, name, Permission.OWNER_OR_GM)
-        return row, await uow.history(row.id, limit)
+        try:
+            row = await lookup(uow, caller, name, Permission.OWNER_OR_GM)
+        except RuleError:
+            gone = await _deleted(uow, caller, name)
+            if gone is None:
+                raise
+            character_id, sheet = gone
+            events = await uow.history(character_id, limit, bookkeeping=everything)
+            return History(sheet, events, deleted=True)
+        events = await uow.history(row.id, limit, bookkeeping=everything)
+        return History(row.sheet, events, deleted=False)
 
 
-async def undo(db, caller: Caller, name: str) -> Outcome:
-    """P-3: the GM reverts the latest change to a character; the undo is logged too."""
+async def _deleted(uow: UnitOfWork, caller: Caller, name: Target) -> tuple[int, Sheet] | None:
+    """A deleted character by its old name or `deleted:<id>`, for the GM only."""
+    if not isinstance(name, str) or not is_gm(await uow.settings(), caller):
+        return None
+    if name.startswith(DELETED) and name[len(DELETED) :].isdigit():
+        wanted = int(name[len(DELETED) :])
+        return next(((i, s) for i, s in await uow.deleted() if i == wanted), None)
+    return await uow.deleted_named(name)
+
+
+async def deleted_characters(db: Database, caller: Caller) -> list[tuple[int, Sheet]]:
+    """For the GM's autocomplete of /history: the deleted characters of the guild."""
+    async with db.transaction(caller.guild_id, read_only=True) as uow:
+        if not is_gm(await uow.settings(), caller):
+            return []
+        return await uow.deleted()
+
+
+@dataclass(frozen=True)
+class Undone:
+    acted: Acted
+    reverted: Event
+
+
+async def undo(db: Database, caller: Caller, name: str) -> Undone:
+    """U-3, P-3: the GM reverts the latest change to a character; the undo is logged too."""
     async with db.transaction(caller.guild_id) as uow:
         row = await lookup(uow, caller, name, Permission.GM)
-        return await uow.undo(row.id, caller.user_id)
+        outcome, event = await uow.undo(row.id, caller.user_id)
+        settings = await uow.settings()
+    return Undone(Acted(outcome, row.id, settings), event)

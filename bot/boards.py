@@ -1,0 +1,183 @@
+"""The status boards of this process's guilds, kept current off the commands' path.
+
+A change to a guild (any committed write: bot/db tells `changed`) marks its boards dirty; one
+worker task edits each dirty board's message at most once every `interval` seconds, with the
+state as it is when the edit is made (bursts coalesce; the last state always wins). The command
+that caused the change never waits for it. The board is a message of the bot's own in the
+channel (`PATCH /channels/{id}/messages/{id}`), never an interaction reply, whose token expires.
+A 429 is waited out by discord.py's HTTP client; any other failed edit is tried again later;
+a deleted message or channel, or lost permissions, end the board quietly with one log line.
+Changes made by another process (a second shard process, a restart) are seen by a slow poll of
+each board guild's newest event.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import discord
+
+from bot.db.records import Board
+from bot.render.board import board_reply
+from bot.services import board as service
+from bot.shards import serves
+
+if TYPE_CHECKING:
+    from bot.app import LastGaspBot
+
+log = logging.getLogger("lastgasp.boards")
+
+INTERVAL_S = 2.0  # at most one edit per board per this many seconds
+POLL_S = 15.0  # how often to look for changes made by another process
+# Discord's answers that mean the board is gone for good: unknown message or channel, missing
+# access or permissions.
+GONE = {10003, 10008, 50001, 50013}
+
+
+@dataclass
+class _Live:
+    board: Board
+    dirty: bool = True
+    editing: bool = False
+    last_edit: float = float("-inf")
+    latest_event: int = 0
+
+
+@dataclass
+class Boards:
+    bot: LastGaspBot
+    interval: float = INTERVAL_S
+    poll: float = POLL_S
+    _live: dict[int, _Live] = field(default_factory=dict)  # by channel id
+    _wake: asyncio.Event = field(default_factory=asyncio.Event)
+    _worker: asyncio.Task[None] | None = None
+    _edits: set[asyncio.Task[None]] = field(default_factory=set)
+
+    # --- lifecycle -------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Resume every board of this process's guilds (they survive a restart)."""
+        for board in await self.bot.db.all_boards():
+            if serves(self.bot, board.guild_id):
+                self._live[board.channel_id] = _Live(board)
+        self.bot.db.listen(self.changed)
+        self._worker = asyncio.create_task(self._run(), name="lastgasp-boards")
+        self._wake.set()
+
+    async def close(self) -> None:
+        if self._worker is not None:
+            self._worker.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._worker
+        for task in list(self._edits):
+            task.cancel()
+        if self._edits:
+            await asyncio.wait(self._edits)
+
+    # --- what changes ----------------------------------------------------------------------
+
+    def changed(self, guild_id: int) -> None:
+        """A write to `guild_id` was committed: its boards will show it. Cheap: called after
+        every command."""
+        for live in self._live.values():
+            if live.board.guild_id == guild_id:
+                live.dirty = True
+                self._wake.set()
+
+    def started(self, board: Board) -> None:
+        self._live[board.channel_id] = _Live(board, dirty=False, last_edit=self._now())
+
+    def stopped(self, channel_id: int) -> None:
+        self._live.pop(channel_id, None)
+
+    def board_of(self, channel_id: int) -> Board | None:
+        live = self._live.get(channel_id)
+        return None if live is None else live.board
+
+    async def flush(self) -> None:
+        """Edit every dirty board now, whatever the interval (the console, after a command)."""
+        for live in list(self._live.values()):
+            if live.dirty and not live.editing:
+                await self._edit(live)
+
+    # --- the worker ------------------------------------------------------------------------
+
+    def _now(self) -> float:
+        return asyncio.get_running_loop().time()
+
+    async def _run(self) -> None:
+        next_poll = self._now() + self.poll
+        while True:
+            now = self._now()
+            if now >= next_poll:
+                next_poll = now + self.poll
+                await self._look_for_changes()
+            waits = [next_poll - now]
+            for live in list(self._live.values()):
+                if not live.dirty or live.editing:
+                    continue
+                due = live.last_edit + self.interval - now
+                if due <= 0:
+                    live.editing = True
+                    task = asyncio.create_task(self._edit(live), name="lastgasp-board-edit")
+                    self._edits.add(task)
+                    task.add_done_callback(self._edits.discard)
+                else:
+                    waits.append(due)
+            self._wake.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), max(min(waits), 0.01))
+
+    async def _edit(self, live: _Live) -> None:
+        board = live.board
+        live.editing, live.dirty = True, False
+        try:
+            view = await service.board_view(self.bot.db, board.guild_id, board.channel_id)
+            live.latest_event = view.latest_event
+            reply = board_reply(view, self.bot.clock())
+            channel = self.bot.get_partial_messageable(board.channel_id, guild_id=board.guild_id)
+            await channel.get_partial_message(board.message_id).edit(
+                embeds=reply.embeds, view=reply.view
+            )
+        except discord.HTTPException as error:
+            if error.code in GONE or error.status == 404:
+                await self._gone(live, error)
+            else:  # tried again after the interval
+                log.warning("board in channel %s: edit failed (%r)", board.channel_id, error)
+                live.dirty = True
+        except Exception:
+            log.exception("board in channel %s: refresh failed", board.channel_id)
+            live.dirty = True
+        finally:
+            live.editing = False
+            live.last_edit = self._now()
+            self._wake.set()
+
+    async def _gone(self, live: _Live, error: discord.HTTPException) -> None:
+        board = live.board
+        log.info(
+            "board in channel %s ended: its message is gone or the bot lost access (%s %s)",
+            board.channel_id,
+            error.status,
+            error.code,
+        )
+        self._live.pop(board.channel_id, None)
+        await service.end_board(self.bot.db, board)
+
+    async def _look_for_changes(self) -> None:
+        """Another process may have changed a board's guild: compare its newest event."""
+        if not self._live:
+            return
+        guilds = {live.board.guild_id for live in self._live.values()}
+        try:
+            latest = await self.bot.db.latest_events(guilds)
+        except Exception:
+            log.exception("boards: looking for changes failed")
+            return
+        for live in self._live.values():
+            if latest.get(live.board.guild_id, 0) > live.latest_event:
+                live.dirty = True

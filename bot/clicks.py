@@ -1,0 +1,154 @@
+"""What each button does (the buttons are drawn by bot/render/buttons.py). Thin, like the cogs:
+who pressed, the service, the reply. Every click is answered exactly once and logged once."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
+
+import discord
+
+from bot import replies
+from bot.failures import (
+    EXPIRED,
+    EXPIRED_OUTCOME,
+    OK,
+    RESTARTING,
+    answer_failure,
+)
+from bot.logs import log_command
+from bot.people import caller_of, faces_for
+from bot.render.buttons import (
+    DeleteButton,
+    Expired,
+    MySheetButton,
+    NextRoundButton,
+    OddsButton,
+    RecoveryButton,
+    handles,
+)
+from bot.render.common import escape
+from bot.render.odds import odds_reply
+from bot.render.outcome import outcome_reply
+from bot.render.reply import Reply
+from bot.render.sheet import sheet_reply
+from bot.render.table import round_started, sheet_notice
+from bot.services import play, sheet, table
+from bot.shards import served
+from rules.errors import RuleError
+
+if TYPE_CHECKING:
+    pass
+
+Click = discord.Interaction["LastGaspBot"]
+
+
+async def run_click(interaction: Click, handler: Callable[[], Awaitable[str | None]]) -> None:
+    """Every click: the shard guard, the 3-second clock, the answer (or the failure's), one
+    log line."""
+    if not served(interaction):
+        return
+    started = time.perf_counter()
+    interaction.client.inflight.track()
+    outcome = OK
+    try:
+        if interaction.client.inflight.draining:
+            await replies.refuse(interaction, RESTARTING)
+            outcome = EXPIRED_OUTCOME
+        else:
+            replies.begin(interaction)
+            outcome = await handler() or OK
+    except Exception as error:
+        outcome = await answer_failure(interaction, error)
+    finally:
+        replies.end(interaction)
+        log_command(interaction, outcome=outcome, latency_ms=(time.perf_counter() - started) * 1000)
+
+
+@handles(RecoveryButton)
+async def recovery_roll(interaction: Click, button: RecoveryButton) -> None:
+    """R-1..R-8 as /recover, for the VIT and RES the announcement showed."""
+
+    async def roll() -> None:
+        bot = interaction.client
+        acted = await play.recover(
+            bot.db,
+            caller_of(interaction),
+            bot.rng,
+            character=button.character_id,
+            faces=None,
+            seen=(button.vit, button.res),
+        )
+        reply = outcome_reply(
+            acted.outcome,
+            character_id=acted.character_id,
+            settings=acted.settings,
+            faces=faces_for(interaction),
+        )
+        await replies.deliver(interaction, reply)
+
+    await run_click(interaction, roll)
+
+
+@handles(OddsButton)
+async def odds(interaction: Click, button: OddsButton) -> None:
+    async def show() -> None:
+        found = await play.recovery_odds(
+            interaction.client.db, caller_of(interaction), character=button.character_id
+        )
+        await replies.deliver(interaction, odds_reply(found, private=True))
+
+    await run_click(interaction, show)
+
+
+@handles(DeleteButton)
+async def delete(interaction: Click, button: DeleteButton) -> None:
+    async def answer() -> str | None:
+        if interaction.user.id != button.asker_id:
+            raise RuleError(
+                "Only the member who asked to delete can answer. Use /character delete yourself."
+            )
+        if time.time() > button.until:
+            await replies.refuse(interaction, EXPIRED)
+            return EXPIRED_OUTCOME
+        bot = interaction.client
+        if button.action == "cancel":
+            await replies.update(interaction, Reply(content="Nothing was deleted."))
+            return None
+        gone = await sheet.delete_character(bot.db, caller_of(interaction), button.character_id)
+        await replies.update(interaction, Reply(content=f"Deleted **{escape(gone.name)}**."))
+        text = f"{escape(gone.name)} was deleted. Its history stays in the log (the GM's /history)."
+        await replies.deliver(interaction, sheet_notice("Deleted", gone, text))
+        return None
+
+    await run_click(interaction, answer)
+
+
+@handles(NextRoundButton)
+async def next_round(interaction: Click, button: NextRoundButton) -> None:
+    async def start() -> None:
+        result = await table.next_round(interaction.client.db, caller_of(interaction))
+        await replies.deliver(
+            interaction, round_started(result.combat, result.early, result.members)
+        )
+
+    await run_click(interaction, start)
+
+
+@handles(MySheetButton)
+async def my_sheet(interaction: Click, button: MySheetButton) -> None:
+    async def show() -> None:
+        row = await sheet.show_character(interaction.client.db, caller_of(interaction), None)
+        await replies.deliver(interaction, sheet_reply(row.sheet, private=True))
+
+    await run_click(interaction, show)
+
+
+@handles(Expired)
+async def expired(interaction: Click, button: Expired) -> None:
+    async def answer() -> str:
+        await replies.refuse(interaction, EXPIRED)
+        return EXPIRED_OUTCOME
+
+    await run_click(interaction, answer)

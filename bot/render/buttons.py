@@ -1,0 +1,195 @@
+"""Every button the bot posts: discord.py DynamicItems whose custom id holds the state they act
+on, so that they keep working after a restart (and say so when that state has moved on).
+
+Here the buttons are drawn; what a click does is registered by bot/clicks.py (`handles`), so
+that drawing a button needs none of the services it calls. discord.py dispatches a click to
+the class whose template matches its custom id; a custom id that matches none of ours (a
+button of an older version, a forged id) matches `Expired`, so every click is answered.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable
+from typing import Any, ClassVar, Self, TypeVar
+
+import discord
+
+Handler = Callable[[discord.Interaction[Any], Any], Awaitable[None]]
+_HANDLERS: dict[type, Handler] = {}
+B = TypeVar("B", bound="LastGaspButton")
+
+
+def handles(
+    button: type[B],
+) -> Callable[[Callable[[discord.Interaction[Any], B], Awaitable[None]]], Any]:
+    """Register what a click on `button` does (bot/clicks.py)."""
+
+    def register(handler: Callable[[discord.Interaction[Any], B], Awaitable[None]]) -> Any:
+        _HANDLERS[button] = handler
+        return handler
+
+    return register
+
+
+def handler_of(button: type) -> Handler | None:
+    return _HANDLERS.get(button)
+
+
+class LastGaspButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"lg:(?!)"):
+    """A button of ours: its click goes to the handler registered for its class."""
+
+    templates: ClassVar[list[re.Pattern[str]]] = []
+
+    def __init_subclass__(cls, *, template: str) -> None:
+        super().__init_subclass__(template=template)
+        LastGaspButton.templates.append(cls.__discord_ui_compiled_template__)
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        handler = _HANDLERS.get(type(self))
+        if handler is None:
+            raise RuntimeError(f"no handler for {type(self).__name__}: import bot.clicks")
+        await handler(interaction, self)
+
+
+def _button(label: str, custom_id: str, style: discord.ButtonStyle) -> discord.ui.Button[Any]:
+    return discord.ui.Button(label=label, custom_id=custom_id, style=style)
+
+
+class RecoveryButton(
+    LastGaspButton,
+    template=r"lg:recover:(?P<id>[0-9]{1,19}):(?P<vit>-?[0-9]{1,5}):(?P<res>[0-9]{1,2})",
+):
+    """R-1..R-5 in one click: the recovery roll due now, for the VIT and RES the announcement
+    showed (another VIT or RES since: stale)."""
+
+    def __init__(self, character_id: int, vit: int, res: int) -> None:
+        self.character_id, self.vit, self.res = character_id, vit, res
+        last_gasp = res + min(vit, 0) <= 0
+        super().__init__(
+            _button(
+                "Roll the Last Gasp" if last_gasp else "Recovery roll",
+                f"lg:recover:{character_id}:{vit}:{res}",
+                discord.ButtonStyle.danger if last_gasp else discord.ButtonStyle.primary,
+            )
+        )
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: Any, match: re.Match[str], /
+    ) -> Self:
+        return cls(int(match["id"]), int(match["vit"]), int(match["res"]))
+
+
+class OddsButton(LastGaspButton, template=r"lg:odds:(?P<id>[0-9]{1,19})"):
+    """The odds of a character's next recovery rolls, privately, as they stand now."""
+
+    def __init__(self, character_id: int) -> None:
+        self.character_id = character_id
+        super().__init__(_button("Odds", f"lg:odds:{character_id}", discord.ButtonStyle.secondary))
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: Any, match: re.Match[str], /
+    ) -> Self:
+        return cls(int(match["id"]))
+
+
+class DeleteButton(
+    LastGaspButton,
+    template=(
+        r"lg:delete:(?P<action>confirm|cancel):(?P<id>[0-9]{1,19}):(?P<asker>[0-9]{1,20})"
+        r":(?P<until>[0-9]{1,12})"
+    ),
+):
+    """The answer to "Delete X for good?": only its asker, only until `until` (Unix time)."""
+
+    def __init__(self, action: str, character_id: int, asker_id: int, until: int) -> None:
+        self.action, self.character_id, self.asker_id, self.until = (
+            action,
+            character_id,
+            asker_id,
+            until,
+        )
+        confirm = action == "confirm"
+        super().__init__(
+            _button(
+                "Delete" if confirm else "Cancel",
+                f"lg:delete:{action}:{character_id}:{asker_id}:{until}",
+                discord.ButtonStyle.danger if confirm else discord.ButtonStyle.secondary,
+            )
+        )
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: Any, match: re.Match[str], /
+    ) -> Self:
+        return cls(match["action"], int(match["id"]), int(match["asker"]), int(match["until"]))
+
+
+class NextRoundButton(LastGaspButton, template=r"lg:board:round:(?P<channel>[0-9]{1,20})"):
+    """The status board's "Next round": the same as /round, the GM's."""
+
+    def __init__(self, channel_id: int) -> None:
+        self.channel_id = channel_id
+        super().__init__(
+            _button("Next round", f"lg:board:round:{channel_id}", discord.ButtonStyle.primary)
+        )
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: Any, match: re.Match[str], /
+    ) -> Self:
+        return cls(int(match["channel"]))
+
+
+class MySheetButton(LastGaspButton, template=r"lg:board:sheet"):
+    """The status board's "My sheet": the presser's own sheet, privately."""
+
+    def __init__(self) -> None:
+        super().__init__(_button("My sheet", "lg:board:sheet", discord.ButtonStyle.secondary))
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: Any, match: re.Match[str], /
+    ) -> Self:
+        return cls()
+
+
+def _none_of_ours() -> str:
+    """Any custom id the buttons above do not match."""
+    unnamed = (re.sub(r"\(\?P<\w+>", "(?:", t.pattern) for t in LastGaspButton.templates)
+    ours = "|".join(f"(?:{pattern})" for pattern in unnamed)
+    return rf"(?!(?:{ours})$).*"
+
+
+class Expired(LastGaspButton, template=_none_of_ours()):
+    """A button the bot no longer knows (older versions, forged ids): answered, not ignored."""
+
+    def __init__(self, custom_id: str) -> None:
+        super().__init__(_button("Expired", custom_id, discord.ButtonStyle.secondary))
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: Any, match: re.Match[str], /
+    ) -> Self:
+        return cls(match[0])
+
+
+BUTTONS: tuple[type[LastGaspButton], ...] = (
+    RecoveryButton,
+    OddsButton,
+    DeleteButton,
+    NextRoundButton,
+    MySheetButton,
+    Expired,
+)
+
+
+def view_of(*items: LastGaspButton) -> discord.ui.View:
+    """A view of our buttons only: discord.py keeps no state for it (every item is dynamic),
+    so sending it costs no memory however many messages carry buttons."""
+    view = discord.ui.View(timeout=None)
+    for item in items:
+        view.add_item(item)
+    return view

@@ -1,0 +1,111 @@
+"""Dice as the channel shows them: Narateer faces as the application's emoji (text where they
+cannot show), and a check with its whole sum (D-4)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from bot.render.common import count, escape, signed
+from bot.render.pictures import EMOJI_NAMES, STRUCK_MISS_EMOJI_NAME
+from rules.rolls import CRIT, HIT, MISS, NarateerRoll, NumericRoll, Roll
+
+FACE_WORDS = {MISS: "Miss", HIT: "Hit", CRIT: "Crit"}
+_PLURALS = {MISS: "Misses", HIT: "Hits", CRIT: "Crits"}
+# Where the emoji cannot show (the console, a server that denies the bot external emoji):
+# Unicode emoji every client draws the same.
+TEXT_FACES = {MISS: "⬜", HIT: "⚪", CRIT: "💥"}
+TEXT_STRUCK = "~~⬜~~"
+
+
+@dataclass(frozen=True)
+class Faces:
+    """How the three faces (and a rerolled Miss) are written in one reply."""
+
+    faces: Mapping[str, str]
+    struck: str
+
+    @classmethod
+    def text(cls) -> Faces:
+        return cls(TEXT_FACES, TEXT_STRUCK)
+
+    @classmethod
+    def emoji(cls, ids: Mapping[str, int]) -> Faces:
+        """The application's emoji (registered by `python -m bot sync`), by emoji name; text
+        for any missing."""
+        names = {**EMOJI_NAMES, "struck": STRUCK_MISS_EMOJI_NAME}
+        if any(name not in ids for name in names.values()):
+            return cls.text()
+
+        def mark(name: str) -> str:
+            return f"<:{name}:{ids[name]}>"
+
+        faces = {letter: mark(name) for letter, name in EMOJI_NAMES.items()}
+        return cls(faces, mark(STRUCK_MISS_EMOJI_NAME))
+
+    def face(self, letter: str) -> str:
+        return self.faces[letter]
+
+
+def faces_line(roll: NarateerRoll, faces: Faces) -> str:
+    """D-4: every die; an advantage reroll (D-3) as the struck-out Miss beside its new face."""
+    rerolls = roll.rerolls or (None,) * len(roll.faces)
+    dice = [
+        faces.face(f) if r is None else f"{faces.struck}→{faces.face(r)}"
+        for f, r in zip(roll.faces, rerolls, strict=True)
+    ]
+    return " ".join(dice)
+
+
+def tally(final: Iterable[str]) -> str:
+    """`1 Crit · 2 Misses`: the faces that stand, counted, Crits first."""
+    faces = list(final)
+    counts = [(faces.count(letter), letter) for letter in (CRIT, HIT, MISS)]
+    return " · ".join(count(n, FACE_WORDS[letter], _PLURALS[letter]) for n, letter in counts if n)
+
+
+def narateer_text(roll: NarateerRoll, faces: Faces) -> str:
+    return f"{faces_line(roll, faces)}  {tally(roll.final)}"
+
+
+def numeric_text(roll: NumericRoll) -> str:
+    """The whole sum: `` `1d20+2` → 8 +2 = 10, +2 push = 12 vs 15 ✗ ``; dice dropped by
+    kh/kl struck through."""
+    kept = roll.kept or (True,) * len(roll.dice)
+    pairs = list(zip(roll.dice, kept, strict=True))
+    text = f"`{escape_code(roll.expression)}` → " + ", ".join(
+        str(d) if k else f"~~{d}~~" for d, k in pairs
+    )
+    own = roll.value - sum(d for d, k in pairs if k)  # the expression's own numbers
+    multiplied = "*" in roll.expression
+    if own and not multiplied:
+        text += f" {signed(own)}"
+    if own or multiplied or len(roll.dice) > 1:
+        text += f" = {roll.value}"
+    for label, amount in roll.bonuses:
+        text += f", {signed(amount)} {escape(label)}"
+    if roll.bonuses:
+        text += f" = {roll.total}"
+    if roll.target is not None:
+        text += f" vs {roll.target} {'✓' if roll.success else '✗'}"
+    return text
+
+
+def escape_code(text: str) -> str:
+    """Text inside a code span: no backtick may close it."""
+    return text.replace("`", "'")
+
+
+def roll_label(roll: Roll) -> str:
+    label = escape(roll.label)
+    if isinstance(roll, NarateerRoll) and roll.rerolls:
+        label += " · advantage"
+    if roll.manual:
+        label += " · entered by hand"
+    return label
+
+
+def roll_text(roll: Roll, faces: Faces) -> str:
+    if isinstance(roll, NarateerRoll):
+        return narateer_text(roll, faces)
+    return numeric_text(roll)

@@ -1,0 +1,154 @@
+"""The one way the bot answers an interaction: within Discord's 3 seconds, exactly once, a
+refusal always private.
+
+A command that has not answered 2 seconds after it arrived is deferred (Discord shows "thinking"
+to the channel), so that a slow database or a busy machine never makes Discord say "This
+interaction failed". Discord's rule for the first followup of a deferred interaction is that it
+fills the deferred message and keeps its visibility; so a private answer after a public defer
+fills the deferred message with a placeholder, follows up privately, and deletes the
+placeholder. Every send of one interaction goes through one lock: the defer and the answer
+never cross.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+import discord
+
+from bot.render.reply import Reply
+
+log = logging.getLogger("lastgasp.replies")
+
+DEFER_AFTER_S = 2.0  # Discord's window is 3 s; the defer itself takes a round trip
+NO_PINGS = discord.AllowedMentions.none()
+PLACEHOLDER = "…"
+_KEY = "lastgasp.answer"
+
+
+@dataclass
+class _Answer:
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    deferred: bool = False
+    filled: bool = False  # the deferred message has its content
+    timer: asyncio.TimerHandle | None = None
+    defer_task: asyncio.Task[None] | None = None
+
+
+def _answer(interaction: discord.Interaction[Any]) -> _Answer:
+    state = interaction.extras.get(_KEY)
+    if state is None:
+        state = interaction.extras[_KEY] = _Answer()
+    return state
+
+
+def begin(interaction: discord.Interaction[Any], defer_after: float = DEFER_AFTER_S) -> None:
+    """Start the clock of one interaction: deferred if it has not answered in time."""
+    state = _answer(interaction)
+    loop = asyncio.get_running_loop()
+
+    def fire() -> None:
+        state.defer_task = loop.create_task(_defer(interaction, state))
+
+    state.timer = loop.call_later(defer_after, fire)
+
+
+def end(interaction: discord.Interaction[Any]) -> None:
+    state = interaction.extras.get(_KEY)
+    if state is not None and state.timer is not None:
+        state.timer.cancel()
+
+
+def answered(interaction: discord.Interaction[Any]) -> bool:
+    """Whether the user has an answer (not merely "thinking")."""
+    state = interaction.extras.get(_KEY)
+    done = interaction.response.is_done()
+    return done and not (state is not None and state.deferred and not state.filled)
+
+
+async def _defer(interaction: discord.Interaction[Any], state: _Answer) -> None:
+    async with state.lock:
+        if interaction.response.is_done():
+            return
+        try:
+            await interaction.response.defer(thinking=True)
+        except discord.HTTPException as error:  # the answer will be tried anyway
+            log.warning("could not defer interaction %s: %r", interaction.id, error)
+            return
+        state.deferred = True
+
+
+def _kwargs(reply: Reply) -> dict[str, Any]:
+    kwargs: dict[str, Any] = {"embeds": reply.embeds, "allowed_mentions": NO_PINGS}
+    if reply.content is not None:
+        kwargs["content"] = reply.content
+    if reply.view is not None:
+        kwargs["view"] = reply.view
+    return kwargs
+
+
+def _files(reply: Reply) -> list[discord.File]:
+    # A discord.File is read once: made anew for every send.
+    return [discord.File(io.BytesIO(data), filename=name) for name, data in reply.files]
+
+
+async def deliver(interaction: discord.Interaction[Any], reply: Reply) -> None:
+    """Send `reply` as this interaction's answer (or as a followup, if it has one already)."""
+    state = _answer(interaction)
+    async with state.lock:
+        await _send(interaction, state, reply)
+
+
+async def _send(interaction: discord.Interaction[Any], state: _Answer, reply: Reply) -> None:
+    kwargs = _kwargs(reply)
+    if not interaction.response.is_done():
+        await interaction.response.send_message(
+            **kwargs, files=_files(reply), ephemeral=reply.ephemeral
+        )
+    elif state.deferred and not state.filled:
+        await _fill(interaction, reply, kwargs)
+        state.filled = True
+    else:
+        await interaction.followup.send(
+            **kwargs, files=_files(reply), ephemeral=reply.ephemeral, wait=True
+        )
+
+
+async def _fill(
+    interaction: discord.Interaction[Any], reply: Reply, kwargs: dict[str, Any]
+) -> None:
+    """The answer of a deferred interaction: in the "thinking" message when public; when
+    private, through a followup (the placeholder it needs first is deleted at once)."""
+    if not reply.ephemeral:
+        kwargs.setdefault("content", None)
+        await interaction.edit_original_response(**kwargs, attachments=_files(reply))
+        return
+    await interaction.edit_original_response(
+        content=PLACEHOLDER, embeds=[], allowed_mentions=NO_PINGS
+    )
+    await interaction.followup.send(**kwargs, files=_files(reply), ephemeral=True, wait=True)
+    with contextlib.suppress(discord.HTTPException):  # a placeholder left is no harm
+        await interaction.delete_original_response()
+
+
+async def refuse(interaction: discord.Interaction[Any], text: str) -> None:
+    """A refusal or a mistake: private, one or two sentences, nothing else."""
+    await deliver(interaction, Reply.private(text))
+
+
+async def update(interaction: discord.Interaction[Any], reply: Reply) -> None:
+    """A click's answer that replaces the clicked message (the delete question's)."""
+    state = _answer(interaction)
+    async with state.lock:
+        if interaction.response.is_done():  # deferred: a message of its own instead
+            await _send(interaction, state, reply)
+            return
+        kwargs = _kwargs(reply)
+        kwargs.setdefault("view", None)
+        kwargs.setdefault("content", None)
+        await interaction.response.edit_message(**kwargs)

@@ -1,0 +1,91 @@
+"""Use cases of the status board: start and stop it (GM), and what it shows now."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.db.database import Database
+from bot.db.records import Board, CharacterRow, Combat
+from bot.services.base import require_gm
+from bot.services.context import Caller
+from rules.errors import RuleError
+from rules.models import GuildSettings, Sheet, State
+
+MAX_LINES = 25  # then "and N more"
+_ROLL_ORDER = {State.DYING: 0, State.CRITICAL: 1, State.UNCONSCIOUS: 2}
+
+
+@dataclass(frozen=True)
+class BoardView:
+    """What a channel's board shows: its combat's members, or the guild's living characters."""
+
+    guild_id: int
+    channel_id: int
+    combat: Combat | None
+    sheets: list[Sheet]  # in the order the table reads them, at most MAX_LINES
+    more: int  # how many more there are
+    settings: GuildSettings
+    latest_event: int  # the guild's newest event when this was read
+
+
+def must_roll(sheet: Sheet, in_combat: bool) -> bool:
+    """Down, and its recovery roll not yet made this round (R-8)."""
+    return sheet.state.is_down and not (in_combat and sheet.recovered_this_round)
+
+
+def _order(rows: list[CharacterRow], in_combat: bool) -> list[Sheet]:
+    """Who must roll now first (the Last Gasp before the others), then by name."""
+
+    def key(sheet: Sheet) -> tuple[int, int, str]:
+        due = must_roll(sheet, in_combat)
+        return (0 if due else 1, _ROLL_ORDER.get(sheet.state, 9), sheet.name.casefold())
+
+    return sorted((row.sheet for row in rows), key=key)
+
+
+async def board_view(db: Database, guild_id: int, channel_id: int) -> BoardView:
+    async with db.transaction(guild_id, read_only=True) as uow:
+        settings = await uow.settings()
+        combat = await uow.combat(channel_id)
+        if combat is not None:
+            rows = await uow.members(combat.id)
+            total = len(rows)
+            sheets = _order(rows, in_combat=True)[:MAX_LINES]
+        else:
+            living, total = await uow.living(MAX_LINES)
+            sheets = _order(living, in_combat=False)
+        latest = await uow.latest_event()
+    return BoardView(guild_id, channel_id, combat, sheets, total - len(sheets), settings, latest)
+
+
+async def check_gm(db: Database, caller: Caller) -> None:
+    """P-3: boards are the GM's."""
+    async with db.transaction(caller.guild_id, read_only=True) as uow:
+        await require_gm(uow, caller)
+
+
+async def start_board(db: Database, caller: Caller, message_id: int) -> Board | None:
+    """The channel's board is now `message_id`; returns the board it replaces, if any."""
+    async with db.transaction(caller.guild_id) as uow:
+        await require_gm(uow, caller)
+        old = await uow.board(caller.channel_id)
+        await uow.set_board(caller.channel_id, message_id)
+        await uow.log(None, caller.user_id, "board start", {"channel_id": caller.channel_id})
+    return old
+
+
+async def stop_board(db: Database, caller: Caller) -> Board:
+    async with db.transaction(caller.guild_id) as uow:
+        await require_gm(uow, caller)
+        board = await uow.board(caller.channel_id)
+        if board is None:
+            raise RuleError("There is no status board in this channel: /board start posts one.")
+        await uow.end_board(caller.channel_id)
+        await uow.log(None, caller.user_id, "board stop", {"channel_id": caller.channel_id})
+    return board
+
+
+async def end_board(db: Database, board: Board) -> None:
+    """A board whose message or channel is gone ends (only if it is still that message)."""
+    async with db.transaction(board.guild_id) as uow:
+        await uow.end_board(board.channel_id, board.message_id)

@@ -1,0 +1,98 @@
+"""The command tree, on discord.py's public hooks: `interaction_check` (this process's shards,
+guild only, well-formed options, the 3-second clock), `on_error` (refusals private, bugs
+logged), and the `app_command_completion` event; one log line per command however it ends."""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+
+from bot import replies
+from bot.failures import (
+    ERROR,
+    NOT_IN_A_SERVER,
+    OK,
+    REFUSED,
+    RESTARTING,
+    SOMETHING_WENT_WRONG,
+    answer_failure,
+)
+from bot.logs import log_command
+from bot.options import problem
+from bot.shards import served
+
+if TYPE_CHECKING:
+    from bot.app import LastGaspBot
+
+log = logging.getLogger("lastgasp.tree")
+
+STARTED = "lastgasp.started"  # in interaction.extras: when the bot took the interaction
+
+
+def _logged(interaction: discord.Interaction[Any], outcome: str) -> None:
+    started = interaction.extras.get(STARTED)
+    latency_ms = (time.perf_counter() - started) * 1000 if started is not None else 0.0
+    if interaction.type is discord.InteractionType.application_command:
+        log_command(interaction, outcome=outcome, latency_ms=latency_ms)
+
+
+class LastGaspTree(app_commands.CommandTree["LastGaspBot"]):
+    async def interaction_check(self, interaction: discord.Interaction[LastGaspBot], /) -> bool:
+        if not served(interaction):
+            return False  # another process's guild: it answers
+        interaction.extras[STARTED] = time.perf_counter()
+        interaction.client.inflight.track()
+        autocomplete = interaction.type is discord.InteractionType.autocomplete
+        try:
+            wrong = self._refusal(interaction)
+        except Exception:  # a payload discord.py itself could not read
+            log.warning("a malformed interaction arrived (guild %s)", interaction.guild_id)
+            wrong = "This command arrived garbled. Try it again."
+        if wrong is None:
+            if not autocomplete:
+                replies.begin(interaction)
+            return True
+        if autocomplete:
+            await interaction.response.autocomplete([])
+        else:
+            await replies.refuse(interaction, wrong)
+            _logged(interaction, REFUSED)
+        return False
+
+    @staticmethod
+    def _refusal(interaction: discord.Interaction[LastGaspBot]) -> str | None:
+        if interaction.client.inflight.draining:
+            return RESTARTING
+        if interaction.guild_id is None:
+            return NOT_IN_A_SERVER
+        return problem(interaction)
+
+    async def on_error(
+        self, interaction: discord.Interaction[LastGaspBot], error: app_commands.AppCommandError, /
+    ) -> None:
+        replies.end(interaction)
+        original = error.original if isinstance(error, app_commands.CommandInvokeError) else error
+        if interaction.type is discord.InteractionType.autocomplete:
+            log.warning("autocomplete failed (guild %s): %r", interaction.guild_id, original)
+            if not interaction.response.is_done():
+                await interaction.response.autocomplete([])
+            return
+        _logged(interaction, await answer_failure(interaction, original))
+
+
+async def on_app_command_completion(
+    interaction: discord.Interaction[LastGaspBot], command: Any
+) -> None:
+    """discord.py's event after a command ran without raising: the log line, and an apology if
+    the command somehow ended without an answer."""
+    replies.end(interaction)
+    outcome = OK
+    if not replies.answered(interaction):
+        log.error("/%s ended without answering", command.qualified_name)
+        await replies.refuse(interaction, SOMETHING_WENT_WRONG)
+        outcome = ERROR
+    _logged(interaction, outcome)
