@@ -8,7 +8,7 @@ from rules import notation
 from rules.condition import breakdown_reminder, breakdown_started, finish, injury, refuse_if_out
 from rules.emotion_texts import ADDRESS_ACTIONS
 from rules.errors import RuleError
-from rules.models import Emotion, EmotionCause, GuildSettings, ReliefMethod, Sheet
+from rules.models import MAX_STRESS, Emotion, EmotionCause, GuildSettings, ReliefMethod, Sheet
 from rules.outcome import Outcome
 from rules.rolls import NumericRoll
 
@@ -46,7 +46,7 @@ def raise_emotion(
                 breakdown = emotion
         else:
             breakdown = breakdown or emotion  # a full stack outside Breakdown (an old sheet)
-            stress += 1
+            stress = min(MAX_STRESS, stress + 1)  # the sheet's range ends there
     after = sheet.update(**{emotion.value: stack}, stress=stress, breakdown=breakdown)
     rules.append("E-10")
     name, label = sheet.name, emotion.label

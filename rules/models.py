@@ -115,6 +115,12 @@ class ReliefMethod(StrEnum):
 _FACES = re.compile(r"^[MHC]{2,20}$")
 
 
+def _short(n: int) -> str:
+    """A number as a refusal quotes it: an absurd one (a file's) is not written out."""
+    text = str(n)
+    return text if len(text) <= 12 else f"{text[:6]}… ({len(text)} digits)"
+
+
 class GuildSettings(BaseModel):
     """The guild settings. `gm_role_id` None: members with Manage Server are the GMs (P-1)."""
 
@@ -190,13 +196,16 @@ class Sheet(BaseModel):
     @model_validator(mode="after")
     def _ranges(self) -> Self:
         if self.vit > self.max_vit:
-            raise ValueError(f"VIT {self.vit} is above max VIT {self.max_vit}")
+            raise ValueError(f"VIT {_short(self.vit)} is above max VIT {self.max_vit}")
         if self.stamina > self.max_stamina:
-            raise ValueError(f"Stamina {self.stamina} is above its maximum {self.max_stamina}")
+            raise ValueError(
+                f"Stamina {_short(self.stamina)} is above its maximum {self.max_stamina}"
+            )
         for emotion in Emotion:
             if self.stack(emotion) > self.threshold:
                 raise ValueError(
-                    f"{emotion.label} {self.stack(emotion)} is above the threshold {self.threshold}"
+                    f"{emotion.label} {_short(self.stack(emotion))} is above the threshold "
+                    f"{self.threshold}"
                 )
         return self
 

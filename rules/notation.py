@@ -26,8 +26,9 @@ MAX_TOTAL = 1_000_000_000  # keeps every total a plain 32-bit-safe integer for s
 _HINT = "try something like 1d10+2"
 
 
-def _refuse(reason: str) -> RuleError:
-    return RuleError(f"{reason}: {_HINT}.")
+def _refuse(reason: str, **typed: object) -> RuleError:
+    """A refusal; what the player typed goes in as a value (escaped where it is shown)."""
+    return RuleError(reason + ": " + _HINT + ".", **typed)
 
 
 def parse(expr: str) -> ast.Expression:
@@ -43,7 +44,7 @@ def parse(expr: str) -> ast.Expression:
     try:
         tree = d20.parse(text.lower())  # the grammar only knows a lower-case `d`
     except (d20.RollError, lark.exceptions.LarkError):
-        raise _refuse(f"`{_shown(text)}` is not a dice expression I can read") from None
+        raise _refuse("{typed} is not a dice expression I can read", typed=text) from None
     dice = _check(tree.roll)
     if dice > MAX_DICE:
         raise _refuse(f"At most {MAX_DICE} dice in one expression (this one has {dice})")
@@ -51,11 +52,6 @@ def parse(expr: str) -> ast.Expression:
     if max(abs(low), abs(high)) > MAX_TOTAL:
         raise _refuse(f"Totals beyond ±{MAX_TOTAL:,} are not allowed")
     return tree
-
-
-def _shown(text: str) -> str:
-    """User text echoed inside backticks: no backtick may close the code span."""
-    return text.replace("`", "'")
 
 
 def _check(node: ast.Node) -> int:
@@ -70,7 +66,7 @@ def _check(node: ast.Node) -> int:
         return _check(node.value)
     if isinstance(node, ast.BinOp):
         if node.op not in ("+", "-", "*"):
-            raise _refuse(f"The operator `{node.op}` is not supported (only + - *)")
+            raise _refuse("The operator {typed} is not supported (only + - *)", typed=node.op)
         return _check(node.left) + _check(node.right)
     if isinstance(node, ast.OperatedDice):
         for operation in node.operations:
@@ -78,7 +74,7 @@ def _check(node: ast.Node) -> int:
         return _check(node.value)
     if isinstance(node, ast.Dice):
         return _dice(node)
-    raise _refuse(f"`{_shown(str(node))}` is not supported (dice, numbers, + - *, kh/kl/ph/pl)")
+    raise _refuse("{typed} is not supported (dice, numbers, + - *, kh/kl/ph/pl)", typed=str(node))
 
 
 def _dice(node: ast.Dice) -> int:
@@ -107,9 +103,13 @@ def _sides(node: ast.Dice) -> int:
 def _operation(operation: ast.SetOperator) -> None:
     # One selector per step keeps the number of kept dice fixed, which bounds() relies on.
     if operation.op not in ("k", "p"):
-        raise _refuse(f"The dice operator `{operation.op}` is not supported (only kh kl ph pl)")
+        raise _refuse(
+            "The dice operator {typed} is not supported (only kh kl ph pl)", typed=operation.op
+        )
     if len(operation.sels) != 1 or operation.sels[0].cat not in ("h", "l"):
-        raise _refuse(f"`{operation}` is not supported: keep or drop with one kh/kl/ph/pl")
+        raise _refuse(
+            "{typed} is not supported: keep or drop with one kh/kl/ph/pl", typed=str(operation)
+        )
 
 
 # Evaluation -------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from fractions import Fraction
 from math import comb
 
 from rules.errors import RuleError
-from rules.models import CriticalBleed, GuildSettings, Sheet, State
+from rules.models import CriticalBleed, DeathRule, GuildSettings, Sheet, State
 from rules.vitality import advantage_applies
 
 MAX_SPIRAL_ROLLS = 50
@@ -129,7 +129,9 @@ def _outcomes(sheet: Sheet, settings: GuildSettings, advantage: bool) -> list[Re
             CriticalBleed.NO_CRIT: counts[0],
             CriticalBleed.NEVER: Fraction(0),
         }[settings.critical_bleed]
-        rows.append(("lose 1 VIT", bleeds, vit - 1))
+        # V-6 `instant`: the VIT a bleed takes below 0 kills.
+        bleed = "Dead" if settings.death_rule is DeathRule.INSTANT else "lose 1 VIT"
+        rows.append((bleed, bleeds, vit - 1))
         rows.append(("no change", counts[0] - bleeds, vit))
         rows.append(("stabilise at VIT 0", counts[1], 0))
         rows += [("", counts[k], min(sheet.max_vit, k - 1)) for k in range(2, dice + 1)]

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 
 from pydantic import ValidationError
 
-from rules.condition import finish
+from rules.condition import finish, must_retire
 from rules.errors import RuleError
 from rules.models import Emotion, GuildSettings, Sheet, State
 from rules.outcome import BOOKKEEPING_FIELDS, Outcome
@@ -16,8 +16,13 @@ from rules.outcome import BOOKKEEPING_FIELDS, Outcome
 # The fields that describe the character (its build), and those that hold its state.
 EDITABLE = ("name", "max_vit", "res", "con_base", "humility", "composure", "insight", "threshold")
 SETTABLE = ("vit", "stamina", "stress", "anger", "fear", "sadness", "guilt", "con_wounds")
-# P-5: the build fields that change what the rules decide.
-RULE_FIELDS = ("max_vit", "res", "con_base", "threshold")
+# P-5: the build fields that change what the rules decide, as a refusal names them.
+RULE_FIELDS = {
+    "max_vit": "max VIT",
+    "res": "RES",
+    "con_base": "base CON die",
+    "threshold": "emotion threshold",
+}
 # P-6: what a GM's import brings besides the build; per-turn and per-day flags never come.
 IMPORTED_STATE = (*SETTABLE, "breakdown", "dead", "retired")
 NEVER_IMPORTED = ("owner_id", "advantage", "relief_used_today", "daily_bonus", *BOOKKEEPING_FIELDS)
@@ -123,7 +128,7 @@ def edit_sheet(sheet: Sheet, *, by_gm: bool, in_combat: bool, **fields: object) 
     ruled = [f for f in RULE_FIELDS if f in given and given[f] != getattr(sheet, f)]
     why = None if by_gm or not ruled else _owner_may_edit_rules(sheet, in_combat)
     if why is not None:
-        fields_named = ", ".join(LABELS[f].removeprefix("The ") for f in ruled)
+        fields_named = " and ".join(RULE_FIELDS[f] for f in ruled)
         raise RuleError(
             "{name}'s " + fields_named + " can change only while it is Up, not in a Breakdown "
             "and in no combat, unless the GM changes it (P-5): " + why + ". Nothing was changed.",
@@ -218,15 +223,32 @@ def import_sheet(
         raise RuleError("The sheet in that file has no name.")
     build.setdefault("threshold", settings.emotion_threshold)
     state = {key: data[key] for key in IMPORTED_STATE if key in data}
+    fresh = _strict({"owner_id": owner_id, **build})
+    fresh = _fresh(fresh.model_dump())
+    imported = _strict({**fresh.model_dump(), **state})  # every value in range, by_gm or not
+    if not by_gm:
+        left_out = [key for key in state if getattr(imported, key) != getattr(fresh, key)]
+        return fresh, left_out
+    notes: list[str] = []
+    imported = _breakdown_from_stacks(imported, notes, [])
+    if must_retire(imported):  # E-7, as any change that brings Stress to VIT
+        imported = imported.update(retired=True)
+    return imported, []
+
+
+def _strict(data: Mapping[str, object]) -> Sheet:
+    """Strict, from JSON: an integer must be a JSON integer ("5", 5.0 and true are refused);
+    a sheet with VIT and Stamina left out starts them full."""
+    draft = {"vit": 0, "stamina": 0, **data}
     try:
-        # Strict, from JSON: an integer must be a JSON integer ("5", 5.0 and true are refused).
-        Sheet.model_validate_json(json.dumps({"owner_id": owner_id, **build, **state}), strict=True)
+        text = json.dumps(draft)
+    except ValueError:  # a number beyond Python's 4,300-digit text limit
+        raise RuleError(
+            "The sheet in that file holds a number far too long to be a sheet's."
+        ) from None
+    try:
+        return Sheet.model_validate_json(text, strict=True)
     except ValidationError as error:
         raise _refusal(
             error, "The sheet in that file is not valid: ", "Fix the file or export it again."
         ) from None
-    fresh = _fresh({"owner_id": owner_id, **build})
-    left_out = [key for key in state if by_gm is False and data[key] != getattr(fresh, key)]
-    if not by_gm:
-        return fresh, left_out
-    return Sheet.model_validate({**fresh.model_dump(), **state}), []

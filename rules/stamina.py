@@ -11,6 +11,7 @@ from rules.condition import action_bonuses, breakdown_reminder, finish, refuse_i
 from rules.errors import RuleError
 from rules.models import MAX_WOUNDS, RestKind, Sheet
 from rules.outcome import Outcome
+from rules.rolls import Roll
 
 MAX_SPEND = 20
 
@@ -66,7 +67,7 @@ def act_early(sheet: Sheet, *, in_combat: bool) -> Outcome:
             "{name} already acts early this round: once per round (S-4).", name=sheet.name
         )
     after = _pay(sheet, 1, "acting early", "").update(early_this_round=True)
-    headline = f"{sheet.name} acts before the enemy this round (1 Stamina): {_left(after)}."
+    headline = f"{sheet.name} acts before the enemy this round, for 1 Stamina."
     return finish("early", sheet, after, ["S-4"], headline=headline)
 
 
@@ -76,10 +77,7 @@ def react(sheet: Sheet, what: str | None = None) -> Outcome:
     after = _pay(sheet, cost, f"reaction {cost}", "The cost resets at the start of its turn.")
     after = after.update(reactions_taken=cost)
     doing = f" ({what.strip()})" if what and what.strip() else ""
-    headline = (
-        f"{sheet.name} reacts{doing} for {cost} Stamina: {_left(after)}. The next reaction "
-        f"costs {cost + 1}."
-    )
+    headline = f"{sheet.name} reacts{doing} for {cost} Stamina; the next reaction costs {cost + 1}."
     notes = [breakdown_reminder(sheet)] if sheet.breakdown is not None else []
     rules = ["S-5", "E-6"] if notes else ["S-5"]
     return finish("react", sheet, after, rules, headline=headline, notes=notes)
@@ -105,16 +103,18 @@ def push(
     after = _pay(sheet, amount, f"pushing for +{amount}", "Push for less, or rest first.")
     label = f"Check: {what.strip()}" if what and what.strip() else "Check"
     notes = ["The Stamina is spent whether the Check succeeds or not."]
-    rolls = ()
+    rolls: tuple[Roll, ...] = ()
     name = sheet.name
     if roll is None:
-        headline = f"{name} pushes for +{amount} on the Check: {_left(after)}."
+        headline = f"{name} spends {amount} Stamina: +{amount} on the Check."
     else:
         bonuses = [("push", amount), *action_bonuses(sheet)]
         check = notation.roll(roll, rng, label=label, bonuses=bonuses, target=target)
         rolls = (check,)
-        if len(check.bonuses) > 1:
-            rules.append("H-3")
+        applied = {name for name, _ in check.bonuses}
+        rules += [
+            rule for name, rule in (("injury", "H-3"), ("daily bonus", "E-4")) if name in applied
+        ]
         if check.success is None:
             headline = f"{name} pushes for +{amount}: the Check totals {check.total}."
         else:
@@ -136,7 +136,7 @@ def spend(sheet: Sheet, amount: int, reason: str) -> Outcome:
     if not reason:
         raise RuleError("Say what the Stamina is spent on (a class ability, resisting cold…).")
     after = _pay(sheet, amount, "spending Stamina", "Spend less, or rest first.")
-    headline = f"{sheet.name} spends {amount} Stamina on {reason}: {_left(after)}."
+    headline = f"{sheet.name} spends {amount} Stamina on {reason}."
     return finish("spend", sheet, after, ["S-7"], headline=headline)
 
 
@@ -213,8 +213,12 @@ def recover_wound(sheet: Sheet) -> Outcome:
             "{name} has no CON wound to recover (CON d{die}).", name=sheet.name, die=sheet.con_die
         )
     after = sheet.update(con_wounds=sheet.con_wounds - 1)
-    headline = (
-        f"{sheet.name} recovers a CON wound: CON d{after.con_die}, Stamina can rise to "
-        f"{after.max_stamina} again."
-    )
+    left = f"{after.con_wounds} {'wound' if after.con_wounds == 1 else 'wounds'} left"
+    if after.con_die == sheet.con_die:
+        headline = f"{sheet.name} recovers a CON wound ({left}); its CON die stays d6."
+    else:
+        headline = (
+            f"{sheet.name} recovers a CON wound ({left}): CON d{after.con_die}, Stamina can "
+            f"rise to {after.max_stamina} again."
+        )
     return finish("recover_wound", sheet, after, ["S-3", "S-1"], headline=headline)

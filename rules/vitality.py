@@ -9,6 +9,7 @@ from rules.condition import finish, refuse_if_out
 from rules.dice import manual_narateer, roll_narateer
 from rules.errors import RuleError
 from rules.models import (
+    MIN_VIT,
     CriticalBleed,
     DyingDamage,
     GuildSettings,
@@ -18,7 +19,7 @@ from rules.models import (
     State,
 )
 from rules.outcome import Outcome
-from rules.rolls import CRIT, MISS, NarateerRoll
+from rules.rolls import CRIT, MISS, NarateerRoll, Roll
 
 MAX_AMOUNT = 10_000
 
@@ -43,9 +44,9 @@ def _fell(sheet: Sheet, amount: int, before: Sheet) -> str:
             "next turn."
         )
     if state is State.CRITICAL:
-        still = "is still" if before.state is State.CRITICAL else "collapses,"
+        how = {State.UP: "collapses,", State.CRITICAL: "is still"}.get(before.state, "sinks to")
         return (
-            f"{name} {still} Critical at VIT {sheet.vit}: {sheet.recovery_dice} recovery "
+            f"{name} {how} Critical at VIT {sheet.vit}: {sheet.recovery_dice} recovery "
             f"{'die' if sheet.recovery_dice == 1 else 'dice'} at the start of its next turn."
         )
     return f"{name} is Dying at VIT {sheet.vit}: only the Last Gasp is left, at its next turn."
@@ -56,7 +57,7 @@ def damage(sheet: Sheet, amount: int, settings: GuildSettings) -> Outcome:
     V-6 `instant` (in `finish`) kills below 0."""
     _amount(amount, "Damage")
     refuse_if_out(sheet, "taking damage")
-    after = sheet.update(vit=sheet.vit - amount)
+    after = sheet.update(vit=max(MIN_VIT, sheet.vit - amount))  # the sheet's range ends there
     rules = ["H-1"]
     if sheet.state is State.DYING:
         rules.append("V-8")
@@ -313,7 +314,7 @@ def first_aid(
             "Either report the Medicine check (success: true or false) or give a roll and a "
             "target for the bot to roll it, not both."
         )
-    rolls = ()
+    rolls: tuple[Roll, ...] = ()
     if roll is not None:
         if target is None:
             raise RuleError("Give the target number the Medicine check must reach.")

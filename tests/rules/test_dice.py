@@ -7,8 +7,9 @@ import random
 import pytest
 
 from rules.dice import ScriptedRandom, manual_narateer, roll_narateer
+from rules.errors import RuleError
 from rules.models import GuildSettings
-from rules.outcome import NarateerRoll, RuleError
+from rules.rolls import NarateerRoll
 from tests.rules.conftest import DIE, dice
 
 

@@ -9,8 +9,8 @@ import pytest
 from d20 import diceast
 
 from rules import notation
+from rules.errors import RuleError
 from rules.models import GuildSettings
-from rules.outcome import RuleError
 
 
 class Script(random.Random):
@@ -78,13 +78,23 @@ def test_roll_asks_the_rng_for_each_die_size_left_to_right() -> None:
     assert rng.asked == [(1, 4), (1, 12), (1, 12)]
 
 
-def test_roll_adds_the_modifier_and_compares_with_the_target() -> None:
-    result = notation.roll("1d8", Script(5), label="Push", modifier=3, target=8)
-    assert (result.total, result.modifier, result.target, result.success) == (8, 3, 8, True)
-    miss = notation.roll("1d8", Script(4), label="Push", modifier=3, target=8)
+def test_roll_adds_the_bonuses_and_compares_with_the_target() -> None:
+    result = notation.roll("1d8", Script(5), label="Push", bonuses=[("push", 3)], target=8)
+    assert (result.value, result.total, result.modifier) == (5, 8, 3)
+    assert (result.bonuses, result.target, result.success) == ((("push", 3),), 8, True)
+    miss = notation.roll("1d8", Script(4), label="Push", bonuses=[("push", 3)], target=8)
     assert (miss.total, miss.success) == (7, False)
     plain = notation.roll("1d8", Script(4), label="Push")
-    assert plain.success is None
+    assert (plain.bonuses, plain.modifier, plain.success) == ((), 0, None)
+
+
+def test_roll_keeps_every_bonus_apart_and_drops_the_zero_ones() -> None:
+    bonuses = [("push", 2), ("injury", -3), ("daily bonus", 0), ("Insight", 1)]
+    result = notation.roll("1d10+1", Script(6), label="Check", bonuses=bonuses)
+    assert result.value == 7  # the expression alone, its own +1 included
+    assert result.bonuses == (("push", 2), ("injury", -3), ("Insight", 1))
+    assert result.total == 7 + 2 - 3 + 1
+    assert result.modifier == result.total - result.value
 
 
 def test_roll_is_replayable_from_a_seed() -> None:
@@ -165,14 +175,14 @@ def test_exactly_at_the_caps_is_allowed() -> None:
         ("1d6+", "not a dice expression"),
         ("d", "not a dice expression"),
         ("1d6`", "not a dice expression"),
-        ("1d6/2", "operator `/`"),
-        ("1d6//2", "operator `//`"),
-        ("1d6%2", "operator `%`"),
-        ("1d20>=10", "operator `>=`"),
+        ("1d6/2", "operator / is not"),
+        ("1d6//2", "operator // is not"),
+        ("1d6%2", "operator % is not"),
+        ("1d20>=10", "operator >= is not"),
         ("1.5+1d6", "whole numbers"),
-        ("1d6rr1", "`rr`"),
-        ("1d6e6", "`e`"),
-        ("1d6mi2", "`mi`"),
+        ("1d6rr1", "rr"),
+        ("1d6e6", "e"),
+        ("1d6mi2", "mi"),
         ("2d6k6", "one kh/kl/ph/pl"),
         ("2d6k>3", "one kh/kl/ph/pl"),
         ("2d6kh1kl1", "one kh/kl/ph/pl"),
@@ -197,13 +207,20 @@ def test_a_non_string_is_refused() -> None:
 
 
 def test_manual_result_within_the_range() -> None:
-    result = notation.manual(7, "1d8+2", label="Breakdown", modifier=-1, target=6)
+    result = notation.manual(7, "1d8+2", label="Breakdown", bonuses=[("injury", -1)], target=6)
     assert result.manual
     assert (result.dice, result.kept) == ((7,), (True,))
-    assert (result.total, result.modifier, result.success) == (6, -1, True)
+    assert (result.value, result.total, result.modifier, result.success) == (7, 6, -1, True)
+    assert result.bonuses == (("injury", -1),)
     assert result.expression == "1d8+2"
     assert notation.manual(3, "1d8+2", label="x").total == 3
     assert notation.manual(10, "1d8+2", label="x").total == 10
+
+
+def test_manual_refusal_passes_the_typed_values_apart() -> None:
+    with pytest.raises(RuleError) as caught:
+        notation.manual(11, " 1d8+2 ", label="x")
+    assert caught.value.values == {"value": 11, "expr": "1d8+2", "low": 3, "high": 10}
 
 
 @pytest.mark.parametrize("value", [2, 11, -1])
@@ -229,3 +246,19 @@ def test_E_8_guild_reaction_die_is_validated_with_parse() -> None:
         GuildSettings(reaction_die="1d10rr1")
     with pytest.raises(ValueError, match="At most 100 dice"):
         GuildSettings(reaction_die="1000000d1000000")
+
+
+def test_manual_refusal_renders_the_typed_expression_escaped() -> None:
+    with pytest.raises(RuleError) as caught:
+        notation.manual(9, "1d6", label="x")
+    assert caught.value.render(lambda text: f"<{text}>") == (
+        "<9> cannot come from <1d6>: enter a result from <1> to <6>."
+    )
+
+
+@pytest.mark.parametrize("typed", ["**@everyone**", "1d6 [<@1>]"])
+def test_a_refused_expression_passes_the_typed_text_as_a_value(typed: str) -> None:
+    with pytest.raises(RuleError) as caught:
+        notation.parse(typed)
+    assert typed not in caught.value.template
+    assert typed in caught.value.values.values()

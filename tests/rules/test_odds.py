@@ -11,8 +11,8 @@ from fractions import Fraction as F
 import pytest
 
 from rules import odds, vitality
+from rules.errors import RuleError
 from rules.models import CriticalBleed, GuildSettings, Sheet, State
-from rules.outcome import RuleError
 
 DEFAULT = GuildSettings()
 
@@ -66,6 +66,16 @@ def test_R_5_last_gasp_with_the_default_die_is_one_in_six() -> None:
     # advantage counts for the Last Gasp too.
     assert result.chance(State.UNCONSCIOUS, advantage=True) == F(1, 4)
     assert result.chance(State.DEAD, advantage=True) == F(3, 4)
+
+
+def test_R_6_no_advantage_never_changes_the_last_gasp_odds() -> None:
+    plain = GuildSettings(last_gasp_advantage="no")
+    result = odds.recovery_odds(sheet(vit=-2, res=2), plain)
+    assert result.advantage == result.normal
+    assert result.chance(State.UNCONSCIOUS, advantage=True) == F(1, 6)
+    # the other rolls still take it
+    unconscious = odds.recovery_odds(sheet(vit=0, res=2), plain)
+    assert unconscious.chance(State.UP, advantage=True) == F(7, 16)
 
 
 def test_R_5_V_4_last_gasp_with_res_0_stabilises_but_stays_dying() -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from bot.services.context import Permission as ReExported
+from rules.errors import RuleError
 from rules.models import GuildSettings
-from rules.outcome import RuleError
 from rules.permissions import Permission, check, is_gm
 
 OWNER, OTHER = 100, 200

@@ -5,23 +5,29 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
-from rules import emotions, sheet_ops, stamina, table, vitality
+from rules import emotions, history, sheet_ops, stamina, table, vitality
+from rules.condition import must_retire
+from rules.errors import RuleError
 from rules.models import (
     CON_SIZES,
+    MAX_WOUNDS,
     CriticalBleed,
     DeathRule,
+    DyingDamage,
     Emotion,
+    EmotionCause,
     GuildSettings,
+    LastGaspAdvantage,
     ReactionReset,
     ReliefMethod,
     RestKind,
     Sheet,
     State,
 )
-from rules.outcome import Outcome, RuleError
+from rules.outcome import Outcome
 
 # Actions a Dead or Retired character must refuse (V-5, E-7).
 REFUSED_WHEN_OUT = {
@@ -39,14 +45,18 @@ REFUSED_WHEN_OUT = {
     "quest",
     "breakdown",
     "turn",
+    "wound",
+    "recover_wound",
 }
+# Names a chat message would format or ping, kept as they are in every headline.
+NAMES = ["P", "Roryn", "**Ro_ryn** <@1>", "Ωmega {0}"]
 
 
 @st.composite
 def sheets(draw: st.DrawFn) -> Sheet:
     max_vit = draw(st.integers(1, 20))
     con_base = draw(st.sampled_from(CON_SIZES))
-    wounds = draw(st.integers(0, CON_SIZES.index(con_base)))
+    wounds = draw(st.integers(0, MAX_WOUNDS))  # S-2: recorded up to 3 even at d6
     threshold = draw(st.integers(1, 6))
     breakdown = draw(st.none() | st.sampled_from(Emotion))
     top = threshold if breakdown else threshold - 1
@@ -57,7 +67,7 @@ def sheets(draw: st.DrawFn) -> Sheet:
     out = draw(st.sampled_from(["none"] * 18 + ["dead", "retired"]))
     vit = draw(st.integers(-25, max_vit))
     return Sheet(
-        name="P",
+        name=draw(st.sampled_from(NAMES)),
         owner_id=1,
         max_vit=max_vit,
         vit=vit,
@@ -89,6 +99,8 @@ guild_settings = st.builds(
     death_rule=st.sampled_from(DeathRule),
     critical_bleed=st.sampled_from(CriticalBleed),
     reaction_reset=st.sampled_from(ReactionReset),
+    last_gasp_advantage=st.sampled_from(LastGaspAdvantage),
+    dying_damage=st.sampled_from(DyingDamage),
 )
 
 amounts = st.integers(1, 4) | st.integers(-1, 25)  # mostly small, sometimes out of range
@@ -110,21 +122,26 @@ actions = st.one_of(
     st.tuples(st.just("rest"), st.sampled_from(RestKind)),
     st.tuples(st.just("wound")),
     st.tuples(st.just("recover_wound")),
-    st.tuples(st.just("emotion"), emotion_st, st.integers(0, 8)),
+    st.tuples(st.just("emotion"), emotion_st, st.integers(0, 8), st.sampled_from(EmotionCause)),
     st.tuples(st.just("relief"), st.sampled_from(ReliefMethod), st.none() | emotion_st),
     st.tuples(st.just("quest")),
     st.tuples(st.just("breakdown"), emotion_st, st.integers(0, 12)),
     st.tuples(st.just("round")),
+    st.tuples(st.just("combat"), st.booleans()),
     st.tuples(st.just("day")),
-    st.tuples(st.just("revive")),
+    st.tuples(st.just("revive"), st.none() | st.integers(-1, 6)),
     st.tuples(
         st.just("edit"),
+        mostly,
+        st.booleans(),
         st.fixed_dictionaries(
             {},
             optional={
+                "name": st.sampled_from([*NAMES, "x" * 33, "a\u200bb"]),
                 "max_vit": st.integers(0, 25),
                 "res": st.integers(0, 6),
                 "con_base": st.sampled_from([6, 7, 8, 10, 12]),
+                "humility": st.integers(-11, 3),
                 "threshold": st.integers(0, 7),
             },
         ),
@@ -139,16 +156,30 @@ actions = st.one_of(
                 "stress": st.integers(-1, 15),
                 "anger": st.integers(0, 7),
                 "fear": st.integers(0, 7),
-                "con_wounds": st.integers(0, 3),
+                "con_wounds": st.integers(0, 4),
             },
         ),
     ),
+    st.tuples(st.just("undo")),
 )
 
 
-def apply(action: tuple, sheet: Sheet, guild: GuildSettings, rng: random.Random) -> Outcome:
-    """One action of the sequence; list-returning actions give their only Outcome."""
+def apply(
+    action: tuple,
+    sheet: Sheet,
+    guild: GuildSettings,
+    rng: random.Random,
+    last: Outcome | None = None,
+) -> Outcome:
+    """One action of the sequence; list-returning actions give their only Outcome. `last` is
+    the latest change, for an undo (U-3)."""
     name, *args = action
+
+    def undo() -> Outcome:
+        if last is None:
+            raise RuleError("Nothing to undo.")
+        return history.revert(sheet, last.before, last.after, last.action)
+
     calls: dict[str, Callable[[], Outcome | list[Outcome]]] = {
         "damage": lambda: vitality.damage(sheet, args[0], guild),
         "heal": lambda: vitality.heal(sheet, args[0], guild),
@@ -166,15 +197,17 @@ def apply(action: tuple, sheet: Sheet, guild: GuildSettings, rng: random.Random)
         "rest": lambda: stamina.rest(sheet, args[0]),
         "wound": lambda: stamina.wound(sheet),
         "recover_wound": lambda: stamina.recover_wound(sheet),
-        "emotion": lambda: emotions.raise_emotion(sheet, args[0], args[1]),
+        "emotion": lambda: emotions.raise_emotion(sheet, args[0], args[1], args[2]),
         "relief": lambda: emotions.relief(sheet, args[0], args[1]),
         "quest": lambda: emotions.complete_quest(sheet),
         "breakdown": lambda: emotions.situational_breakdown(sheet, args[0], args[1], guild, rng),
         "round": lambda: table.new_round([sheet], guild),
+        "combat": lambda: table.join_or_leave_combat(sheet, joins=args[0]),
         "day": lambda: table.new_day([sheet]),
-        "revive": lambda: sheet_ops.revive(sheet),
-        "edit": lambda: sheet_ops.edit_sheet(sheet, **args[0]),
-        "set": lambda: sheet_ops.set_fields(sheet, **args[0]),
+        "revive": lambda: sheet_ops.revive(sheet, stress=args[0]),
+        "edit": lambda: sheet_ops.edit_sheet(sheet, by_gm=args[0], in_combat=args[1], **args[2]),
+        "set": lambda: sheet_ops.set_fields(sheet, guild, **args[0]),
+        "undo": undo,
     }
     result = calls[name]()
     return result[0] if isinstance(result, list) else result
@@ -207,7 +240,36 @@ def assert_invariants(sheet: Sheet) -> None:
     assert not (sheet.advantage and sheet.state is State.UP)  # H-4, R-6
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def assert_outcome_rules(action: str, outcome: Outcome, guild: GuildSettings) -> None:
+    """What every Outcome promises, whatever the action (U-2, V-6, V-7, V-8, E-7, R-6)."""
+    before, after = outcome.before, outcome.after
+    # U-2: a change is exactly what a player can see change
+    assert outcome.is_change == bool(outcome.changes)
+    # every headline is one sentence naming the character, its name kept as it is
+    assert outcome.headline.strip()
+    assert before.name in outcome.headline or after.name in outcome.headline
+    # V-7: a state change is named in the rules applied
+    if after.state is not before.state:
+        assert "V-7" in outcome.rules
+    # E-7: retirement only happens while up
+    if after.retired and not before.retired:
+        assert after.vit > 0 and after.stress >= after.vit
+    # V-6: under `instant`, whatever takes VIT below 0 kills (an undo only restores)
+    instant = guild.death_rule is DeathRule.INSTANT and action != "undo"
+    if instant and not before.state.is_out and before.vit > after.vit < 0:
+        assert after.dead
+        assert "V-6" in outcome.rules or "V-8" in outcome.rules
+    # V-8: damage to a Dying character kills it under `kills` (and under `instant`, V-6)
+    if action == "damage" and before.state is State.DYING:
+        kills = guild.dying_damage is DyingDamage.KILLS
+        assert after.dead is (kills or guild.death_rule is DeathRule.INSTANT)
+    # R-6: under `no`, a Last Gasp leaves the advantage for the next recovery roll
+    if action == "recover" and before.state is State.DYING:
+        plain = guild.last_gasp_advantage is LastGaspAdvantage.NO
+        assert after.advantage is (before.advantage and plain)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     start=sheets(),
     guild=guild_settings,
@@ -215,29 +277,40 @@ def assert_invariants(sheet: Sheet) -> None:
 )
 def test_random_action_sequences_keep_the_sheet_valid(start, guild, steps):
     sheet = start
+    last: Outcome | None = None  # the latest change, for an undo (U-3)
     for action, seed in steps:
         snapshot = sheet.model_dump()
         was_out = sheet.state.is_out
         try:
-            outcome = apply(action, sheet, guild, random.Random(seed))
+            outcome = apply(action, sheet, guild, random.Random(seed), last)
         except RuleError as error:
+            event(f"{action[0]} refused")
             assert str(error).strip()
             assert sheet.model_dump() == snapshot  # a refusal changes nothing
             continue
+        event(f"{action[0]} applied")
         assert outcome.before == sheet
-        # V-5, E-7: out of play refuses these, and stays out until revived
+        # V-5, E-7: out of play refuses these, and stays out until revived (or undone)
         assert not (was_out and action[0] in REFUSED_WHEN_OUT)
-        if was_out and action[0] != "revive":
+        if was_out and action[0] not in ("revive", "undo"):
             assert outcome.after.state is sheet.state
-        after = outcome.after
-        assert_invariants(after)
-        # V-7: a state change is named in the rules applied
-        if after.state is not sheet.state:
-            assert "V-7" in outcome.rules
-        # E-7: retirement only happens while up
-        if after.retired and not sheet.retired:
-            assert after.vit > 0 and after.stress >= after.vit
-        sheet = after
+        assert_invariants(outcome.after)
+        assert_outcome_rules(action[0], outcome, guild)
+        if action[0] == "undo":
+            assert last is not None
+            assert_reverted(outcome, last)
+            last = None
+        elif outcome.is_change:
+            last = outcome
+        sheet = outcome.after
+
+
+def assert_reverted(undo: Outcome, event: Outcome) -> None:
+    """U-3: the fields the event changed are back; every other field kept its value."""
+    was, became = event.before.model_dump(), event.after.model_dump()
+    current, reverted = undo.before.model_dump(), undo.after.model_dump()
+    for key, value in reverted.items():
+        assert value == (was[key] if was[key] != became[key] else current[key]), key
 
 
 @settings(max_examples=200, deadline=None)
@@ -258,7 +331,9 @@ def test_R_7_a_recovery_roll_moves_vit_only_by_the_rules(start, guild, seed):
         assert after.vit in (min(before.max_vit, crits - 1), before.vit, before.vit - 1)
     else:
         assert (after.vit, after.dead) == ((0, False) if crits else (before.vit, True))
-    assert not after.advantage
+    # R-6: used up by the roll it applied to; kept past a Last Gasp it did not apply to
+    waits = not vitality.advantage_applies(before.advantage, before.state, guild)
+    assert after.advantage is (before.advantage and waits)
 
 
 @settings(max_examples=200, deadline=None)
@@ -271,3 +346,29 @@ def test_D_5_every_action_replays_exactly_from_its_seed(start, guild, action, se
             return str(error)
 
     assert once() == once()
+
+
+@settings(max_examples=200, deadline=None)
+@given(start=sheets(), guild=guild_settings, by_gm=st.booleans())
+def test_P_6_an_export_imports_back(start, guild, by_gm):
+    """P-6: the GM's import gives back the sheet but for the owner and the flags; a player's
+    gives its build with a fresh state, and names what it left out. (A sheet no play reaches,
+    Stress at VIT outside retirement or a full stack outside Breakdown, is brought to what
+    E-7 and E-1 make of it: see test_import.py.)"""
+    assume(not must_retire(start))
+    assume(start.breakdown is not None or max(start.stacks.values()) < start.threshold)
+    data = start.model_dump(mode="json")
+    sheet, left_out = sheet_ops.import_sheet(data, 7, guild, by_gm=by_gm)
+    assert sheet.owner_id == 7
+    for key in sheet_ops.EDITABLE:
+        assert getattr(sheet, key) == getattr(start, key)
+    assert not any(getattr(sheet, key) for key in sheet_ops.NEVER_IMPORTED if key != "owner_id")
+    if by_gm:
+        assert left_out == []
+        for key in sheet_ops.IMPORTED_STATE:
+            assert getattr(sheet, key) == getattr(start, key)
+    else:
+        assert (sheet.vit, sheet.stamina, sheet.stress) == (sheet.max_vit, sheet.max_stamina, 0)
+        assert not sheet.state.is_out
+        changed = {k for k in sheet_ops.IMPORTED_STATE if getattr(sheet, k) != getattr(start, k)}
+        assert set(left_out) == changed
