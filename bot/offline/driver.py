@@ -151,7 +151,7 @@ class OfflineDriver:
         context = kwargs.get("context")
         token = context.get(_current_token) if context is not None else _current_token.get()
         sent = self._interactions.get(token) if token is not None else None
-        if sent is not None:
+        if sent is not None and not seams.is_view_timer(task):
             sent._tasks.add(task)
             self._running.add(task)
             task.add_done_callback(lambda t: self._task_done(sent, t))

@@ -10,6 +10,7 @@ public surface only.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -17,7 +18,15 @@ import discord
 from discord.http import Route
 from discord.webhook import async_ as webhook_async
 
-__all__ = ["Route", "feed", "install_http", "install_webhooks", "run_setup_hooks", "set_identity"]
+__all__ = [
+    "Route",
+    "feed",
+    "install_http",
+    "install_webhooks",
+    "is_view_timer",
+    "run_setup_hooks",
+    "set_identity",
+]
 
 HttpHandler = Callable[..., Awaitable[Any]]
 WebhookHandler = Callable[..., Awaitable[Any]]
@@ -76,6 +85,16 @@ def install_webhooks(handler: WebhookHandler) -> Callable[[], None]:
             webhook_async.AsyncWebhookAdapter.request = _original_webhook_request  # type: ignore[method-assign]
 
     return remove
+
+
+# PRIVATE: BaseView.__timeout_task_impl, the task that times a view out (discord.py gives a view
+# sent with an ephemeral message a 15-minute timeout). It outlives the interaction that sent
+# it, so the driver does not wait for it.
+VIEW_TIMER = "BaseView.__timeout_task_impl"
+
+
+def is_view_timer(task: asyncio.Task[Any]) -> bool:
+    return task.get_coro().__qualname__ == VIEW_TIMER  # type: ignore[union-attr]
 
 
 async def run_setup_hooks(bot: discord.Client) -> None:

@@ -15,7 +15,7 @@ _PLURALS = {MISS: "Misses", HIT: "Hits", CRIT: "Crits"}
 # Where the emoji cannot show (the console, a server that denies the bot external emoji):
 # Unicode emoji every client draws the same.
 TEXT_FACES = {MISS: "⬜", HIT: "⚪", CRIT: "💥"}
-TEXT_STRUCK = "~~⬜~~"
+TEXT_STRUCK = "⬜"  # text cannot strike an emoji through: the reroll is shown `(⬜→⚪)`
 
 
 @dataclass(frozen=True)
@@ -50,11 +50,16 @@ class Faces:
 def faces_line(roll: NarateerRoll, faces: Faces) -> str:
     """D-4: every die; an advantage reroll (D-3) as the struck-out Miss beside its new face."""
     rerolls = roll.rerolls or (None,) * len(roll.faces)
-    dice = [
-        faces.face(f) if r is None else f"{faces.struck}→{faces.face(r)}"
-        for f, r in zip(roll.faces, rerolls, strict=True)
-    ]
-    return " ".join(dice)
+    text = faces.struck == TEXT_STRUCK
+
+    def die(face: str, reroll: str | None) -> str:
+        if reroll is None:
+            return faces.face(face)
+        if text:
+            return f"({faces.struck}→{faces.face(reroll)})"
+        return f"{faces.struck}{faces.face(reroll)}"
+
+    return " ".join(die(f, r) for f, r in zip(roll.faces, rerolls, strict=True))
 
 
 def tally(final: Iterable[str]) -> str:

@@ -87,8 +87,8 @@ def title(outcome: Outcome) -> str:
 
 
 def change_line(outcome: Outcome) -> str | None:
-    """V-7: `VIT 1 → -1 · Up → Critical` in bold, then every other visible change, on one
-    line. (Advantage goes to the small line.)"""
+    """V-7: `VIT 1 → -1 · Up → Critical`, then every other visible change, on one line.
+    (Advantage goes to the small line.)"""
     changes = [c for c in outcome.changes if c.label != "Advantage"]
     head = [str(c) for c in changes if c.label == "VIT"]
     head += [f"{c.before} → {c.after}" for c in changes if c.label == "State"]
@@ -97,17 +97,29 @@ def change_line(outcome: Outcome) -> str | None:
         for c in changes
         if c.label not in ("VIT", "State")
     ]
-    parts = ([f"**{' · '.join(head)}**"] if head else []) + rest
-    return " · ".join(parts) or None
+    return " · ".join(head + rest) or None
 
 
 def small_line(outcome: Outcome) -> list[str]:
-    """Bookkeeping (U-2): counters, round flags, advantage used or gained."""
-    items = [str(c) for c in outcome.bookkeeping]
-    for change in outcome.changes:
-        if change.label == "Advantage":
-            items.append("advantage used" if change.after == "no" else "advantage gained")
+    """Bookkeeping a player may want to know, in a few words: the reaction cost back to 1
+    (S-5), advantage used (R-6). The round's flags stay out of sight (they only refuse)."""
+    before, after = outcome.before, outcome.after
+    items = []
+    if after.reactions_taken == 0 < before.reactions_taken:
+        items.append("reaction cost back to 1")
+    if before.advantage and not after.advantage and outcome.action != "undo":
+        items.append("advantage used")
     return items
+
+
+# How far down a state is: a fall goes further down this list.
+_DEPTH = {State.UP: 0, State.UNCONSCIOUS: 1, State.CRITICAL: 2, State.DYING: 3}
+
+
+def fell(outcome: Outcome) -> bool:
+    """A fall to Unconscious, Critical or Dying: the state went further down."""
+    before, after = outcome.before.state, outcome.after.state
+    return after.is_down and _DEPTH.get(after, 0) > _DEPTH.get(before, 0)
 
 
 def buttons(outcome: Outcome, character_id: int | None) -> list[LastGaspButton]:
@@ -117,7 +129,7 @@ def buttons(outcome: Outcome, character_id: int | None) -> list[LastGaspButton]:
     if character_id is None or not after.state.is_down:
         return []
     items: list[LastGaspButton] = []
-    if after.state is not outcome.before.state:
+    if fell(outcome):
         items.append(RecoveryButton(character_id, after.vit, after.res))
     items.append(OddsButton(character_id))
     return items
