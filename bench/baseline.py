@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 
 from bench.stats import Figures, closed_loop
 from bench.world import World, raw_dsn, sqlite_path
-from bot.db import name_key
+from rules.names import name_key
 
 SQLITE_PRAGMAS = (
     "PRAGMA busy_timeout = 30000",
@@ -31,8 +31,8 @@ _UPDATE = (
 )
 _INSERT = (
     "INSERT INTO events (guild_id, character_id, user_id, command, inputs, rolls, rules, "
-    "sheet_before, sheet_after, undoable, created_at) "
-    "VALUES ({0}, {1}, {2}, 'damage', '{{\"amount\": 1}}', '[]', '[\"H-1\"]', {3}, {4}, {5}, {6})"
+    "sheet_before, sheet_after, is_change, undoable, created_at) "
+    "VALUES ({0}, {1}, {2}, 'damage', '{{\"amount\": 1}}', '[]', '[\"H-1\"]', {3}, {4}, {7}, {5}, {6})"
 )
 
 
@@ -69,7 +69,7 @@ async def run_sqlite(url: str, world: World, count: int, concurrency: int, seed:
     lock = asyncio.Lock()
     select = _SELECT.format("?", "?")
     update = _UPDATE.format("?", "?", "?")
-    insert = _INSERT.format("?", "?", "?", "?", "?", "?", "?")
+    insert = _INSERT.format("?", "?", "?", "?", "?", "?", "?", "1")
 
     def job(guild_id: int, key: str, user_id: int) -> Callable[[], Awaitable[None]]:
         async def run() -> None:
@@ -106,7 +106,7 @@ async def run_postgres(
     pool = await asyncpg.create_pool(raw_dsn(url), min_size=size, max_size=size)
     select = _SELECT.format("$1", "$2") + " FOR UPDATE"
     update = _UPDATE.format("$1", "$2", "$3")
-    insert = _INSERT.format("$1", "$2", "$3", "$4", "$5", "$6", "$7")
+    insert = _INSERT.format("$1", "$2", "$3", "$4", "$5", "$6", "$7", "TRUE")
 
     def job(guild_id: int, key: str, user_id: int) -> Callable[[], Awaitable[None]]:
         async def run() -> None:

@@ -18,7 +18,7 @@ from typing import Any
 from bench.stats import Figures, closed_loop
 from bench.world import DOWN_EVERY, PLAYERS, World
 from bot.app import create_bot
-from bot.errors import SOMETHING_WENT_WRONG
+from bot.failures import SOMETHING_WENT_WRONG
 from bot.offline import Member, OfflineDriver
 
 # The play commands and their share of the load (of 100).

@@ -40,7 +40,7 @@ from bench.world import (  # noqa: E402
     seed,
     sqlite_database,
 )
-from bot.db import Database  # noqa: E402
+from bot.db.database import Database  # noqa: E402
 
 SEED = 20261129
 BACKENDS = ("sqlite", "postgresql")

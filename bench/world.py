@@ -19,9 +19,10 @@ from pathlib import Path
 from sqlalchemy import bindparam, update
 from sqlalchemy.engine import make_url
 
-from bot.db import Database, name_key
+from bot.db.database import Database
 from bot.db.tables import characters, events, guilds
 from rules.models import GuildSettings, Sheet
+from rules.names import name_key
 
 GUILD_BASE = 900_000_000_000_000_000
 USER_BASE = 800_000_000_000_000_000
@@ -98,6 +99,7 @@ async def seed(db: Database, world: World) -> None:
                     "name_key": name_key(world.name(i)),
                     "owner_id": owner,
                     "sheet": sheet,
+                    "state": "Unconscious" if world.down(i) else "Up",
                     "version": 1,
                     "created_at": now,
                     "updated_at": now,
@@ -114,6 +116,7 @@ async def seed(db: Database, world: World) -> None:
                     "rules": [],
                     "sheet_before": None,
                     "sheet_after": sheet,
+                    "is_change": True,
                     "undoable": False,
                     "reverted_by": None,
                     "created_at": now,
@@ -137,7 +140,7 @@ async def restore(db: Database, world: World, indexes: set[int]) -> None:
     stmt = (
         update(characters)
         .where(characters.c.id == bindparam("row_id"))
-        .values(sheet=bindparam("fresh"), version=1)
+        .values(sheet=bindparam("fresh"), state=bindparam("fresh_state"), version=1)
     )
     rows = []
     for i in sorted(indexes):
@@ -145,7 +148,8 @@ async def restore(db: Database, world: World, indexes: set[int]) -> None:
         owner = world.player_id(g, world.owner_of(i))
         vit = 0 if world.down(i) else template["vit"]
         sheet = {**template, "name": world.name(i), "owner_id": owner, "vit": vit}
-        rows.append({"row_id": i + 1, "fresh": sheet})
+        state = "Unconscious" if world.down(i) else "Up"
+        rows.append({"row_id": i + 1, "fresh": sheet, "fresh_state": state})
     async with db.engine.begin() as conn:
         for start in range(0, len(rows), CHUNK):
             await conn.execute(stmt, rows[start : start + CHUNK])

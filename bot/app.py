@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import random
 from collections.abc import Sequence
@@ -22,6 +23,7 @@ from bot.db.database import Database
 from bot.inflight import InFlight
 from bot.render.buttons import BUTTONS
 from bot.render.dice import Faces
+from bot.render.outcome import warm_pictures
 from bot.tree import LastGaspTree, on_app_command_completion
 
 EXTENSIONS = (
@@ -84,6 +86,7 @@ class LastGaspBot(commands.Bot):
         self.add_listener(on_app_command_completion)
         self.add_dynamic_items(*BUTTONS)
         self.faces = await emoji.faces(self)
+        await asyncio.to_thread(warm_pictures)
         await self.boards.start()
         # What is loaded by now lives as long as the process: out of the cycle collector's sight,
         # its full collections (~70 ms with the ~130,000 objects of the libraries) stop stalling

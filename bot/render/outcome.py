@@ -22,7 +22,7 @@ from bot.render.pictures import LAST_GASP_FILENAME, last_gasp_png
 from bot.render.reply import Reply
 from rules.models import GuildSettings, State
 from rules.outcome import Outcome
-from rules.rolls import CRIT, MISS, NarateerRoll
+from rules.rolls import CRIT, HIT, MISS, NarateerRoll
 
 # What each action is called in a title; an unknown action falls back to its own name.
 ACTION_TITLES = {
@@ -133,6 +133,16 @@ def buttons(outcome: Outcome, character_id: int | None) -> list[LastGaspButton]:
         items.append(RecoveryButton(character_id, after.vit, after.res))
     items.append(OddsButton(character_id))
     return items
+
+
+def warm_pictures() -> None:
+    """Draw every Last Gasp picture once (a few tens of ms each), so that no reply waits on
+    one: the die rolled, rerolled from a Miss or not."""
+    for face in (CRIT, HIT, MISS):
+        for rerolled in (None, MISS):
+            survived = face == CRIT
+            verdict = "SURVIVES" if survived else "DEAD"
+            last_gasp_png(face, rerolled_from=rerolled, survived=survived, verdict=verdict)
 
 
 def _last_gasp_picture(outcome: Outcome) -> tuple[str, bytes] | None:
