@@ -14,6 +14,7 @@ from discord.ext import commands
 from bot.config import DEFAULT_DATABASE_URL
 from bot.db import Database
 from bot.errors import LastGaspTree
+from bot.lifecycle import InFlight  # lifecycle
 from bot.prompts import Prompts
 
 EXTENSIONS = (
@@ -46,6 +47,7 @@ class _LastGasp:
         self.database_url = database_url
         self.rng = rng
         self.prompts = Prompts()  # the questions with buttons still open in this process
+        self.inflight = InFlight()  # lifecycle: the interactions a shutdown waits for
         self._db: Database | None = None
 
     @property

@@ -11,6 +11,7 @@ import aiohttp
 import discord
 from discord import app_commands
 
+from bot.lifecycle import admitted  # lifecycle
 from bot.logs import component_name, log_command
 from bot.options import bad_option, leaf_options
 from bot.shards import served
@@ -67,6 +68,9 @@ class LastGaspTree(app_commands.CommandTree):
         if not served(interaction):
             interaction.extras[OUTCOME] = NOT_SERVED
             return False
+        if not await admitted(interaction):  # lifecycle: tracked; refused while draining
+            interaction.extras[OUTCOME] = REFUSED  # lifecycle
+            return False  # lifecycle
         problem = NOT_IN_A_SERVER if interaction.guild_id is None else bad_option(interaction)
         if problem is None:
             return True

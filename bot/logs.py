@@ -57,6 +57,10 @@ def configure_logging(level: str, *, log_format: str = "text", quiet: bool = Fal
     logging.basicConfig(level=level, handlers=[handler])
     # Last Gasp has no voice: the client's warning about voice libraries is noise.
     logging.getLogger("discord.client").setLevel(logging.ERROR)
+    # Alembic tells at INFO how it works ("Context impl SQLiteImpl.", its plugins) on every
+    # start: noise beside the bot's lines, but for DEBUG.
+    if level != "DEBUG":
+        logging.getLogger("alembic").setLevel(logging.WARNING)
 
 
 def log_command(interaction: discord.Interaction, *, outcome: str, latency_ms: float) -> None:

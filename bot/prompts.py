@@ -22,7 +22,8 @@ from typing import ClassVar
 
 import discord
 
-from bot.errors import ERROR, EXPIRED, OK, answer_failure, send_ephemeral
+from bot.errors import ERROR, EXPIRED, OK, REFUSED, answer_failure, send_ephemeral  # lifecycle
+from bot.lifecycle import admitted  # lifecycle
 from bot.logs import log_command
 from bot.shards import served
 
@@ -110,6 +111,9 @@ class Prompts:
         started = time.perf_counter()
         outcome = ERROR
         try:
+            if not await admitted(interaction):  # lifecycle: tracked; refused while draining
+                outcome = REFUSED  # lifecycle
+                return  # lifecycle
             outcome = await self._answer(interaction)
         except Exception as error:
             outcome = await answer_failure(interaction, error)

@@ -1,0 +1,194 @@
+"""Stopping gracefully: the interactions in flight, and the signals that start a shutdown.
+
+On SIGTERM or SIGINT, `python -m bot run` stops taking new interactions (each one still arriving
+gets a short private answer instead of silence), lets those in flight finish and answer, then
+closes the gateway connection and the database. It gives up waiting after DRAIN_TIMEOUT_S, so
+the whole stop fits in the 10 s an orchestrator (`docker stop`, Kubernetes) grants before
+SIGKILL; a watchdog ends the process if closing itself hangs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import aiohttp
+import discord
+
+from bot.logs import command_name
+
+log = logging.getLogger("lastgasp.lifecycle")
+
+RESTARTING = "The bot is restarting: nothing was changed. Try again in a minute."
+DRAIN_TIMEOUT_S = 8.0  # waiting for the interactions in flight
+CLOSE_TIMEOUT_S = 1.5  # then closing the gateway, the HTTP session and the database
+HARD_LIMIT_S = 9.5  # from the signal to the end of the process, whatever hangs
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+_REPLY_ERRORS = (discord.HTTPException, asyncio.TimeoutError, aiohttp.ClientError)
+
+
+class InFlight:
+    """The tasks handling interactions right now, and whether the bot has stopped taking new
+    ones (`draining`). A task is tracked from its first step until it is done."""
+
+    def __init__(self) -> None:
+        self.draining = False
+        self._tasks: dict[asyncio.Task, str] = {}  # task -> what it handles, for the log
+        self._hurry = asyncio.Event()
+
+    def __len__(self) -> int:
+        return len(self._tasks)
+
+    def track(self, task: asyncio.Task | None, what: str = "") -> None:
+        if task is None or task.done() or task in self._tasks:
+            return
+        self._tasks[task] = what or task.get_name()
+        task.add_done_callback(self._discard)
+
+    def running(self) -> list[str]:
+        return sorted(self._tasks.values())
+
+    def hurry(self) -> None:
+        """Stop waiting in `drain` now (a second Ctrl-C)."""
+        self._hurry.set()
+
+    async def drain(self, timeout: float) -> int:
+        """Refuse new interactions, wait up to `timeout` s for those in flight (and the
+        refusals); returns how many were still running."""
+        self.draining = True
+        # The tasks discord.py created before the signal take their first step (and so are
+        # tracked) on the loop's next turn: they are waited for, not lost.
+        await asyncio.sleep(0)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        hurry = asyncio.ensure_future(self._hurry.wait())
+        try:
+            while self._tasks and not self._hurry.is_set():
+                remaining = deadline - loop.time()
+                if remaining <= 0:
+                    break
+                await asyncio.wait(
+                    {*self._tasks, hurry}, timeout=remaining, return_when=asyncio.FIRST_COMPLETED
+                )
+        finally:
+            hurry.cancel()
+        return len(self._tasks)
+
+    def _discard(self, task: asyncio.Task) -> None:
+        self._tasks.pop(task, None)
+
+
+async def admitted(interaction: discord.Interaction) -> bool:
+    """The door of every command and click: tracks the task handling `interaction`; while
+    draining, answers it privately that nothing changed and returns False (do not handle it)."""
+    inflight: InFlight | None = getattr(interaction.client, "inflight", None)
+    if inflight is None:
+        return True
+    inflight.track(asyncio.current_task(), command_name(interaction))
+    if not inflight.draining:
+        return True
+    try:
+        if interaction.type is discord.InteractionType.autocomplete:
+            await interaction.response.autocomplete([])
+        elif interaction.response.is_done():
+            await interaction.followup.send(RESTARTING, ephemeral=True)
+        else:
+            await interaction.response.send_message(RESTARTING, ephemeral=True)
+    except _REPLY_ERRORS as error:
+        log.warning("could not tell the user the bot is restarting: %r", error)
+    return False
+
+
+@contextlib.contextmanager
+def stop_signals(on_signal: Callable[[signal.Signals], None]) -> Iterator[None]:
+    """Call `on_signal` from the event loop on SIGTERM or SIGINT (instead of dying, or raising
+    KeyboardInterrupt somewhere), for as long as the block runs."""
+    loop = asyncio.get_running_loop()
+    installed = []
+    try:
+        for signum in STOP_SIGNALS:
+            with contextlib.suppress(NotImplementedError, RuntimeError):  # not on this platform
+                loop.add_signal_handler(signum, on_signal, signum)
+                installed.append(signum)
+        yield
+    finally:
+        for signum in installed:
+            loop.remove_signal_handler(signum)
+
+
+async def serve(bot: Any, token: str) -> None:
+    """`bot.start(token)` until the bot stops by itself (its errors propagate) or a signal
+    stops it gracefully: drain, then close. Returns once the bot is closed."""
+    stop = asyncio.Event()
+    signals: list[signal.Signals] = []
+
+    def on_signal(signum: signal.Signals) -> None:
+        signals.append(signum)
+        if len(signals) == 1:
+            log.info("%s: stopping (the interactions in flight finish first)", signum.name)
+            _arm_watchdog(HARD_LIMIT_S)
+            stop.set()
+        else:  # a second Ctrl-C: the user does not want to wait
+            log.info("%s again: closing without waiting any longer", signum.name)
+            bot.inflight.hurry()
+
+    with stop_signals(on_signal):
+        running = asyncio.create_task(bot.start(token), name="lastgasp-bot")
+        stopping = asyncio.create_task(stop.wait(), name="lastgasp-stop")
+        try:
+            await asyncio.wait({running, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopping.cancel()
+        if not stop.is_set():
+            running.result()  # it ended by itself: a login failure, a fatal close code...
+            return
+        await shut_down(bot, running)
+
+
+async def shut_down(bot: Any, running: asyncio.Task) -> None:
+    """Drain the interactions in flight, then close the bot (gateway, HTTP, database)."""
+    inflight: InFlight = bot.inflight
+    if len(inflight):
+        log.info("draining: waiting for %d interactions in flight", len(inflight))
+    left = await inflight.drain(DRAIN_TIMEOUT_S)
+    if left:
+        log.warning(
+            "closing with %d interactions still running after %.0f s: %s",
+            left,
+            DRAIN_TIMEOUT_S,
+            ", ".join(inflight.running()),
+        )
+    try:
+        await asyncio.wait_for(bot.close(), CLOSE_TIMEOUT_S)
+    except TimeoutError:
+        log.warning("closing the bot took longer than %.1f s: leaving it", CLOSE_TIMEOUT_S)
+    # bot.start returns once the bot is closed; whatever it was still doing is over.
+    done, _ = await asyncio.wait({running}, timeout=CLOSE_TIMEOUT_S)
+    if not done:
+        running.cancel()
+        await asyncio.wait({running}, timeout=0.5)
+    elif not running.cancelled() and running.exception() is not None:
+        log.debug("the bot ended while closing: %r", running.exception())
+    log.info("stopped")
+
+
+def _arm_watchdog(seconds: float) -> None:
+    """End the process after `seconds`, whatever still runs (a hung close, a non-daemon thread
+    at exit): the orchestrator would kill it a moment later anyway, without a word."""
+
+    def expire() -> None:
+        log.error("shutdown took longer than %.1f s: exiting now", seconds)
+        for handler in logging.getLogger().handlers:
+            with contextlib.suppress(Exception):
+                handler.flush()
+        os._exit(1)
+
+    timer = threading.Timer(seconds, expire)
+    timer.daemon = True  # an exit before it fires is the normal case
+    timer.start()
