@@ -11,6 +11,7 @@ import asyncio
 import os
 import sys
 from collections.abc import Awaitable
+from typing import TYPE_CHECKING
 
 import discord
 from pydantic import ValidationError
@@ -18,6 +19,9 @@ from pydantic import ValidationError
 from bot.config import Settings, describe_settings_error, sqlite_path
 from bot.failures import CONFIGURATION, Failure, explain, print_failure
 from bot.logs import configure_logging
+
+if TYPE_CHECKING:
+    from bot.lifecycle import StopSignals
 
 NO_TOKEN = "DISCORD_TOKEN is not set: set it in the environment or in a .env file"
 INTERRUPTED = 130  # the shell's code for a process ended by Ctrl-C
@@ -120,6 +124,13 @@ def _console(settings: Settings, seed: int | None) -> int:
 
 async def run(settings: Settings) -> int:
     """Connect and serve until SIGTERM or SIGINT, then stop gracefully (bot/lifecycle.py)."""
+    from bot.lifecycle import StopSignals
+
+    with StopSignals() as signals:  # from the start: a signal while starting stops cleanly
+        return await _run(settings, signals)
+
+
+async def _run(settings: Settings, signals: StopSignals) -> int:
     from bot.app import create_bot
     from bot.health import HealthServer
     from bot.lifecycle import serve
@@ -144,7 +155,8 @@ async def run(settings: Settings) -> int:
             )
     try:
         async with bot:
-            await serve(bot, settings.discord_token or "")
+            if not signals.stop.is_set():  # stopped while starting: nothing to serve
+                await serve(bot, settings.discord_token or "", signals)
     except Exception as error:
         failure = explain(error)
         if failure is None:

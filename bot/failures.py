@@ -46,6 +46,11 @@ def print_failure(failure: Failure, *, json_lines: bool, stream: TextIO | None =
 def explain(error: BaseException, *, guild_id: int | None = None) -> Failure | None:
     """The Failure an exception of Discord, the network or the database means; None for
     anything else (a bug). `guild_id`: the server commands were being registered to."""
+    cause = error.__context__
+    if isinstance(error, AttributeError) and cause is not None and explain(cause) is not None:
+        # discord.py masks a failure of the first gateway connection with an AttributeError
+        # of its retry loop (Rapptz/discord.py#10520): the failure is what it was handling.
+        return explain(cause, guild_id=guild_id)
     if isinstance(error, discord.LoginFailure):
         return Failure(
             "DISCORD_TOKEN: Discord refused it; copy the bot's token again "

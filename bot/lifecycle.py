@@ -15,7 +15,6 @@ import logging
 import os
 import signal
 import threading
-from collections.abc import Callable, Iterator
 from typing import Any
 
 import aiohttp
@@ -40,7 +39,6 @@ class InFlight:
     def __init__(self) -> None:
         self.draining = False
         self._tasks: dict[asyncio.Task, str] = {}  # task -> what it handles, for the log
-        self._hurry = asyncio.Event()
 
     def __len__(self) -> int:
         return len(self._tasks)
@@ -54,31 +52,36 @@ class InFlight:
     def running(self) -> list[str]:
         return sorted(self._tasks.values())
 
-    def hurry(self) -> None:
-        """Stop waiting in `drain` now (a second Ctrl-C)."""
-        self._hurry.set()
-
-    async def drain(self, timeout: float) -> int:
-        """Refuse new interactions, wait up to `timeout` s for those in flight (and the
-        refusals); returns how many were still running."""
+    async def drain(self, timeout: float, hurry: asyncio.Event | None = None) -> int:
+        """Refuse new interactions, wait up to `timeout` s (or until `hurry` is set) for those
+        in flight and the refusals; returns how many were still running."""
         self.draining = True
         # The tasks discord.py created before the signal take their first step (and so are
         # tracked) on the loop's next turn: they are waited for, not lost.
         await asyncio.sleep(0)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
-        hurry = asyncio.ensure_future(self._hurry.wait())
+        hurry = hurry or asyncio.Event()
+        hurried = asyncio.ensure_future(hurry.wait())
         try:
-            while self._tasks and not self._hurry.is_set():
+            while self._tasks and not hurry.is_set():
                 remaining = deadline - loop.time()
                 if remaining <= 0:
                     break
                 await asyncio.wait(
-                    {*self._tasks, hurry}, timeout=remaining, return_when=asyncio.FIRST_COMPLETED
+                    {*self._tasks, hurried}, timeout=remaining, return_when=asyncio.FIRST_COMPLETED
                 )
         finally:
-            hurry.cancel()
+            hurried.cancel()
         return len(self._tasks)
+
+    async def cancel(self, timeout: float) -> None:
+        """Cancel the tasks still running; wait up to `timeout` s for them to end."""
+        tasks = set(self._tasks)
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks, timeout=timeout)
 
     def _discard(self, task: asyncio.Task) -> None:
         self._tasks.pop(task, None)
@@ -105,65 +108,74 @@ async def admitted(interaction: discord.Interaction) -> bool:
     return False
 
 
-@contextlib.contextmanager
-def stop_signals(on_signal: Callable[[signal.Signals], None]) -> Iterator[None]:
-    """Call `on_signal` from the event loop on SIGTERM or SIGINT (instead of dying, or raising
-    KeyboardInterrupt somewhere), for as long as the block runs."""
-    loop = asyncio.get_running_loop()
-    installed = []
-    try:
+class StopSignals:
+    """SIGTERM and SIGINT, caught on the event loop while the block runs (instead of dying, or
+    KeyboardInterrupt raised somewhere): the first sets `stop`, a second `hurry` (a second
+    Ctrl-C: the user does not want to wait). Entered before anything starts, so that a signal
+    during start-up stops the bot cleanly too."""
+
+    def __init__(self) -> None:
+        self.stop = asyncio.Event()
+        self.hurry = asyncio.Event()
+        self._installed: list[signal.Signals] = []
+
+    def __enter__(self) -> StopSignals:
+        loop = asyncio.get_running_loop()
         for signum in STOP_SIGNALS:
             with contextlib.suppress(NotImplementedError, RuntimeError):  # not on this platform
-                loop.add_signal_handler(signum, on_signal, signum)
-                installed.append(signum)
-        yield
-    finally:
-        for signum in installed:
+                loop.add_signal_handler(signum, self._caught, signum)
+                self._installed.append(signum)
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        loop = asyncio.get_running_loop()
+        for signum in self._installed:
             loop.remove_signal_handler(signum)
+        self._installed.clear()
 
-
-async def serve(bot: Any, token: str) -> None:
-    """`bot.start(token)` until the bot stops by itself (its errors propagate) or a signal
-    stops it gracefully: drain, then close. Returns once the bot is closed."""
-    stop = asyncio.Event()
-    signals: list[signal.Signals] = []
-
-    def on_signal(signum: signal.Signals) -> None:
-        signals.append(signum)
-        if len(signals) == 1:
+    def _caught(self, signum: signal.Signals) -> None:
+        if not self.stop.is_set():
             log.info("%s: stopping (the interactions in flight finish first)", signum.name)
             _arm_watchdog(HARD_LIMIT_S)
-            stop.set()
-        else:  # a second Ctrl-C: the user does not want to wait
+            self.stop.set()
+        else:
             log.info("%s again: closing without waiting any longer", signum.name)
-            bot.inflight.hurry()
-
-    with stop_signals(on_signal):
-        running = asyncio.create_task(bot.start(token), name="lastgasp-bot")
-        stopping = asyncio.create_task(stop.wait(), name="lastgasp-stop")
-        try:
-            await asyncio.wait({running, stopping}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            stopping.cancel()
-        if not stop.is_set():
-            running.result()  # it ended by itself: a login failure, a fatal close code...
-            return
-        await shut_down(bot, running)
+            self.hurry.set()
 
 
-async def shut_down(bot: Any, running: asyncio.Task) -> None:
-    """Drain the interactions in flight, then close the bot (gateway, HTTP, database)."""
+async def serve(bot: Any, token: str, signals: StopSignals) -> None:
+    """`bot.start(token)` until the bot stops by itself (its errors propagate) or `signals`
+    stop it gracefully: drain, then close. Returns once the bot is closed."""
+    running = asyncio.create_task(bot.start(token), name="lastgasp-bot")
+    stopping = asyncio.create_task(signals.stop.wait(), name="lastgasp-stop")
+    try:
+        await asyncio.wait({running, stopping}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stopping.cancel()
+    if not signals.stop.is_set():
+        running.result()  # it ended by itself: a login failure, a fatal close code...
+        return
+    await shut_down(bot, running, signals.hurry)
+
+
+async def shut_down(bot: Any, running: asyncio.Task, hurry: asyncio.Event | None = None) -> None:
+    """Drain the interactions in flight (until `hurry` is set at the latest), then close the
+    bot (gateway, HTTP, database)."""
     inflight: InFlight = bot.inflight
     if len(inflight):
-        log.info("draining: waiting for %d interactions in flight", len(inflight))
-    left = await inflight.drain(DRAIN_TIMEOUT_S)
+        log.info("draining: waiting for %d interaction(s) in flight", len(inflight))
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    left = await inflight.drain(DRAIN_TIMEOUT_S, hurry)
     if left:
         log.warning(
-            "closing with %d interactions still running after %.0f s: %s",
+            "closing with %d interaction(s) still running after %.1f s: %s",
             left,
-            DRAIN_TIMEOUT_S,
+            loop.time() - started,
             ", ".join(inflight.running()),
         )
+        # Ended here rather than failing against a closed connection in a moment.
+        await inflight.cancel(CLOSE_TIMEOUT_S)
     try:
         await asyncio.wait_for(bot.close(), CLOSE_TIMEOUT_S)
     except TimeoutError:

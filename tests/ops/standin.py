@@ -138,7 +138,8 @@ class DiscordStandIn:
         app = web.Application()
         app.router.add_get("/gateway/", self._gateway)
         app.router.add_route("*", "/{tail:.*}", self._rest)
-        self._runner = web.AppRunner(app, access_log=None)
+        # A callback held back by callback_delay must not hold up the end of the test.
+        self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=0.5)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
         await site.start()

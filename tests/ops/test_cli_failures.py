@@ -194,6 +194,20 @@ async def test_discord_unreachable_is_one_line(tmp_path, command):
 
 
 @pytest.mark.slow
+async def test_a_gateway_refusing_the_first_connection_is_one_line(standin, tmp_path):
+    """Logged in, but the gateway refuses: discord.py's own retry loop then dies of an
+    AttributeError (Rapptz/discord.py#10520); the line says what it was handling."""
+    standin.refuse_gateway = True
+    settings = {"DISCORD_TOKEN": "t0ken", "DATABASE_URL": sqlite_url(tmp_path / "b.db")}
+    code, _, err = await run_against(standin.url, tmp_path, "run", **settings, LOG_LEVEL="ERROR")
+    assert code == 1 and standin.refused == 1
+    assert "Traceback" not in err
+    # discord.py's own line about the retry it then failed to make, and the one that matters.
+    *_, line = err.splitlines()
+    assert line.startswith("error: cannot reach Discord (503, message='Invalid response status'")
+
+
+@pytest.mark.slow
 async def test_discord_unreachable_is_a_json_line_with_log_format_json(tmp_path):
     unreachable = f"http://127.0.0.1:{closed_port()}"
     settings = {"DISCORD_TOKEN": "t0ken", "DATABASE_URL": sqlite_url(tmp_path / "b.db")}
