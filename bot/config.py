@@ -103,9 +103,9 @@ class Settings(BaseSettings):
 # --- what is wrong with the settings, in one line ------------------------------------------------
 
 # The environment variable of each setting: its name in capitals, but for these.
-_ENV_NAMES = {"seed": "LASTGASP_SEED"}
+ENV_NAMES = {"seed": "LASTGASP_SEED"}
 # What to do about a wrong value, per variable.
-_FIXES = {
+FIXES = {
     "DATABASE_URL": (
         "set sqlite+aiosqlite:///path/to/lastgasp.db or postgresql+asyncpg://user:password@host/db"
     ),
@@ -126,7 +126,7 @@ def describe_settings_error(error: ValidationError) -> str:
     problems = []
     for item in error.errors():
         name, what = _setting_and_problem(item)
-        fix = _FIXES.get(name)
+        fix = FIXES.get(name)
         problems.append(f"{name}: {what}" + (f"; {fix}" if fix else ""))
     return " | ".join(problems)
 
@@ -147,10 +147,10 @@ def _setting_and_problem(item: Any) -> tuple[str, str]:
         what = item["msg"]
     if item["loc"]:
         field = str(item["loc"][0])
-        return _ENV_NAMES.get(field, field.upper()), what
+        return ENV_NAMES.get(field, field.upper()), what
     # A check of several settings together names the setting it blames first.
     name, _, rest = what.partition(" ")
-    return (name, rest) if name in _FIXES else ("settings", what)
+    return (name, rest) if name in FIXES else ("settings", what)
 
 
 def sqlite_path(database_url: str) -> Path | None:

@@ -26,7 +26,8 @@ log = logging.getLogger("lastgasp.lifecycle")
 
 RESTARTING = "The bot is restarting: nothing was changed. Try again in a minute."
 DRAIN_TIMEOUT_S = 8.0  # waiting for the interactions in flight
-CLOSE_TIMEOUT_S = 1.5  # then closing the gateway, the HTTP session and the database
+CLOSE_TIMEOUT_S = 1.0  # then closing the gateway, the HTTP session and the database
+STOP_BUDGET_S = 9.0  # the whole of shut_down, draining and closing
 HARD_LIMIT_S = 9.5  # from the signal to the end of the process, whatever hangs
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 _REPLY_ERRORS = (discord.HTTPException, asyncio.TimeoutError, aiohttp.ClientError)
@@ -56,8 +57,8 @@ class InFlight:
         """Refuse new interactions, wait up to `timeout` s (or until `hurry` is set) for those
         in flight and the refusals; returns how many were still running."""
         self.draining = True
-        # The tasks discord.py created before the signal take their first step (and so are
-        # tracked) on the loop's next turn: they are waited for, not lost.
+        # A task discord.py created just before the signal takes its first step on the loop's
+        # next turn: tracked then (and answered that the bot is restarting), so waited for.
         await asyncio.sleep(0)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
@@ -166,6 +167,10 @@ async def shut_down(bot: Any, running: asyncio.Task, hurry: asyncio.Event | None
         log.info("draining: waiting for %d interaction(s) in flight", len(inflight))
     loop = asyncio.get_running_loop()
     started = loop.time()
+
+    def within_budget(seconds: float) -> float:
+        return max(0.05, min(seconds, started + STOP_BUDGET_S - loop.time()))
+
     left = await inflight.drain(DRAIN_TIMEOUT_S, hurry)
     if left:
         log.warning(
@@ -175,16 +180,16 @@ async def shut_down(bot: Any, running: asyncio.Task, hurry: asyncio.Event | None
             ", ".join(inflight.running()),
         )
         # Ended here rather than failing against a closed connection in a moment.
-        await inflight.cancel(CLOSE_TIMEOUT_S)
+        await inflight.cancel(within_budget(0.3))
     try:
-        await asyncio.wait_for(bot.close(), CLOSE_TIMEOUT_S)
+        await asyncio.wait_for(bot.close(), within_budget(CLOSE_TIMEOUT_S))
     except TimeoutError:
-        log.warning("closing the bot took longer than %.1f s: leaving it", CLOSE_TIMEOUT_S)
+        log.warning("closing the bot took too long: leaving it")
     # bot.start returns once the bot is closed; whatever it was still doing is over.
-    done, _ = await asyncio.wait({running}, timeout=CLOSE_TIMEOUT_S)
+    done, _ = await asyncio.wait({running}, timeout=within_budget(0.5))
     if not done:
         running.cancel()
-        await asyncio.wait({running}, timeout=0.5)
+        await asyncio.wait({running}, timeout=within_budget(0.2))
     elif not running.cancelled() and running.exception() is not None:
         log.debug("the bot ended while closing: %r", running.exception())
     log.info("stopped")

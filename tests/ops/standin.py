@@ -2,22 +2,27 @@
 both for a real `python -m bot run` (pointed here by tests/ops/standin_launch.py) to log in,
 connect, receive interactions and answer them, and for a test to break the connection.
 
-    standin = DiscordStandIn()
-    await standin.start()                      # standin.url: http://127.0.0.1:PORT
-    bot = await BotProcess.start(standin, tmp_path, "run", HEALTH_PORT="8080")
+    async with running_standin() as standin:    # standin.url: http://127.0.0.1:PORT
+        async with bot_process(standin.url, tmp_path, "run", DISCORD_TOKEN="t0ken",
+                               DATABASE_URL=sqlite_url(tmp_path / "bot.db")) as bot:
+            ...
+
     await standin.connected()                  # a session is up: READY and GUILD_CREATE sent
     payload = standin.command(standin.gm, "damage", character="Roryn", amount=3)
     await standin.push(payload)                # INTERACTION_CREATE over the live gateway
-    [reply] = await standin.replies(payload)   # its callback: .content, .title, .ephemeral, .at
-    standin.callback_delay = 0.5               # Discord slow to take callbacks (still recorded
-                                               #   at arrival): interactions stay in flight
+    [reply] = await standin.replies(payload)   # its callbacks once there: .content, .title,
+                                               #   .ephemeral, .at (arrival, time.monotonic())
+    standin.callbacks_for(payload)             # the same, now, without waiting
+    standin.callback_delay = 0.5               # Discord slow to answer callbacks (recorded on
+                                               #   arrival): the interactions stay in flight
     standin.refuse_gateway = True              # new gateway connections fail (HTTP 503)...
-    await standin.drop()                       # ...and the live one closes: an outage
+    await standin.drop()                       # ...and the live one closes (4000): an outage
     standin.refuse_gateway = False             # the bot's next retry RESUMEs
     standin.forbidden_guilds.add(guild_id)     # registering commands there: 403, code 50001
-    standin.gateway_ops                        # every op the bot sent: 2 IDENTIFY, 6 RESUME...
-    await bot.wait_for_line("draining")        # a line of the bot's stderr
-    bot.send_signal(signal.SIGTERM); await bot.wait(10)
+    standin.gateway_ops, standin.requests      # the ops the bot sent (2 IDENTIFY, 6 RESUME...),
+                                               #   the REST requests (method, path)
+    await bot.wait_for_line("SIGTERM: stopping")   # a line of the bot's stderr, once written
+    bot.send_signal(signal.SIGTERM); code = await bot.wait(10)
 
 The payloads are the project's own (bot.offline): Discord's documented shapes. Commands are
 global and the tree finds them by name (an interaction's command id is not checked), so the
@@ -60,7 +65,7 @@ ROOT = Path(__file__).resolve().parents[2]
 API = "/api/v10"
 HEARTBEAT_INTERVAL_MS = 41_250
 # Settings a test's environment must not leak into the bot process.
-_SETTINGS = (
+SETTINGS = (
     "DISCORD_TOKEN",
     "DATABASE_URL",
     "DEV_GUILD_ID",
@@ -117,7 +122,10 @@ class DiscordStandIn:
 
     def __init__(self, *, guild_id: int | None = None) -> None:
         self.guild = Guild(
-            id=guild_id or snowflake(), name="Table", channel_id=snowflake(), roles={"GM": 1}
+            id=guild_id or snowflake(),
+            name="Table",
+            channel_id=snowflake(),
+            roles={"GM": snowflake()},
         )
         self.gm = Member(self.guild, snowflake(), "Gemma", manage_guild=True)
         self.url = ""
@@ -413,7 +421,7 @@ class BotProcess:
     async def start(cls, standin_url: str, cwd: Path, *args: str, **env: str) -> BotProcess:
         """Launched through tests/ops/standin_launch.py, with the settings given in `env` (only
         those: none of the test's own environment's)."""
-        base = {k: v for k, v in os.environ.items() if k not in _SETTINGS}
+        base = {k: v for k, v in os.environ.items() if k not in SETTINGS}
         environment = {
             **base,
             "PYTHONPATH": str(ROOT),

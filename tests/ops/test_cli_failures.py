@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
-from bot.config import _ENV_NAMES, _FIXES, Settings
+from bot.config import ENV_NAMES, FIXES, Settings
 from bot.offline import APPLICATION_ID
 from tests.ops.standin import (
-    _SETTINGS,
     ROOT,
+    SETTINGS,
     DiscordStandIn,
     bot_process,
     running_standin,
@@ -36,7 +36,7 @@ def clean_env(monkeypatch, tmp_path) -> Path:
     """No setting from the test's own environment, no .env file: the working directory is
     tmp_path."""
     monkeypatch.chdir(tmp_path)
-    for name in _SETTINGS:
+    for name in SETTINGS:
         monkeypatch.delenv(name, raising=False)
     return tmp_path
 
@@ -96,8 +96,8 @@ def test_a_wrong_setting_is_one_line_naming_it_and_the_fix(
 
 
 def test_every_setting_has_a_fix_to_suggest():
-    names = {_ENV_NAMES.get(name, name.upper()) for name in Settings.model_fields}
-    assert names - {"DISCORD_TOKEN"} == set(_FIXES)  # a token is never malformed, only refused
+    names = {ENV_NAMES.get(name, name.upper()) for name in Settings.model_fields}
+    assert names - {"DISCORD_TOKEN"} == set(FIXES)  # a token is never malformed, only refused
 
 
 def test_several_wrong_settings_still_make_one_line(clean_env, monkeypatch, capsys):
@@ -116,6 +116,16 @@ def test_a_wrong_setting_is_a_json_line_with_log_format_json(clean_env, monkeypa
     entry = json.loads(one_line(capsys.readouterr().err))
     assert (entry["level"], entry["logger"]) == ("ERROR", "lastgasp.cli")
     assert entry["message"].startswith("LOG_LEVEL: 'verbose' is not a log level; set DEBUG")
+
+
+def test_a_database_that_does_not_answer_is_one_line_at_run_time(clean_env, monkeypatch, capsys):
+    monkeypatch.setenv("DATABASE_URL", "postgresql+asyncpg://postgres@127.0.0.1:1/none")
+    assert main(["migrate"]) == 1
+    line = one_line(capsys.readouterr().err)
+    assert line.startswith("error: cannot reach the database (")
+    assert line.endswith(
+        "; check DATABASE_URL and that the database server is running, then try again"
+    )
 
 
 @pytest.mark.parametrize("command", [["migrate"], ["console"], ["run"], ["sync"]])
@@ -139,7 +149,7 @@ def test_an_sqlite_file_in_a_missing_folder_is_one_line_naming_it(
 
 
 def python_m_bot(cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    base = {k: v for k, v in os.environ.items() if k not in _SETTINGS}
+    base = {k: v for k, v in os.environ.items() if k not in SETTINGS}
     return subprocess.run(
         [sys.executable, "-m", "bot", *args],
         cwd=cwd,
