@@ -20,7 +20,7 @@ from bot.boards import Boards
 from bot.config import DEFAULT_DATABASE_URL
 from bot.db.codec import Clock, utc_now
 from bot.db.database import Database
-from bot.inflight import InFlight
+from bot.lifecycle import InFlight
 from bot.render.buttons import BUTTONS
 from bot.render.dice import Faces
 from bot.render.outcome import warm_pictures

@@ -1,18 +1,30 @@
-"""`python -m bot run | sync [--guild ID] | migrate | console [--seed N] | health`."""
+"""`python -m bot run | sync [--guild ID] | migrate | console [--seed N] | health`.
+
+A failure the user can do something about prints one line saying what is wrong and what to do
+(a JSON line with LOG_FORMAT=json), never a traceback: exit 2 when the settings or the command
+line need fixing, 1 when something failed at run time (bot/cli_failures.py)."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
+from collections.abc import Awaitable
+from typing import TYPE_CHECKING
 
 import discord
 from pydantic import ValidationError
 
-from bot.config import Settings
+from bot.cli_failures import CONFIGURATION, Failure, explain, print_failure
+from bot.config import Settings, describe_settings_error, sqlite_path
 from bot.logs import configure_logging
 
+if TYPE_CHECKING:
+    from bot.lifecycle import StopSignals
+
 NO_TOKEN = "DISCORD_TOKEN is not set: set it in the environment or in a .env file"
+INTERRUPTED = 130  # the shell's code for a process ended by Ctrl-C
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -42,22 +54,34 @@ def main(argv: list[str] | None = None) -> int:
     try:
         settings = Settings()
     except ValidationError as error:
-        print(f"error: the settings are wrong: {error}", file=sys.stderr)
-        return 2
+        # No settings to read LOG_FORMAT from: the environment's own, if it is json.
+        json_lines = os.environ.get("LOG_FORMAT", "").strip().lower() == "json"
+        print_failure(Failure(describe_settings_error(error), CONFIGURATION), json_lines=json_lines)
+        return CONFIGURATION
+    try:
+        return _command(args, settings)
+    except Failure as failure:
+        print_failure(failure, json_lines=settings.log_format == "json")
+        return failure.code
+    except KeyboardInterrupt:  # Ctrl-C outside `run`'s own handling (e.g. while starting)
+        return INTERRUPTED
+
+
+def _command(args: argparse.Namespace, settings: Settings) -> int:
     command = args.command or "run"
     quiet = command in ("console", "health") or (command == "run" and not settings.discord_token)
     configure_logging(settings.log_level, log_format=settings.log_format, quiet=quiet)
     if command == "health":
         return asyncio.run(health(settings))
+    if command == "sync" and not settings.discord_token:
+        raise Failure(f"{NO_TOKEN} to register the commands.", CONFIGURATION)
+    check_database_folder(settings.database_url)
     if command == "migrate":
-        return asyncio.run(migrate(settings))
+        return asyncio.run(_failing_in_one_line(migrate(settings)))
     if command == "console":
         seed = args.seed if args.seed is not None else settings.seed
         return _console(settings, seed)
     if not settings.discord_token:
-        if command == "sync":
-            print(f"error: {NO_TOKEN} to register the commands.", file=sys.stderr)
-            return 2
         print(
             f"{NO_TOKEN}; starting the offline console on {settings.database_url} instead.",
             file=sys.stderr,
@@ -69,15 +93,47 @@ def main(argv: list[str] | None = None) -> int:
     return asyncio.run(run(settings))
 
 
+def check_database_folder(database_url: str) -> None:
+    """An SQLite file in a folder that does not exist cannot be created: say so up front."""
+    path = sqlite_path(database_url)
+    if path is not None and not path.parent.is_dir():
+        path = path.resolve()
+        raise Failure(
+            f"DATABASE_URL: the folder of the SQLite database {path} does not exist; create "
+            f"{path.parent}, or set DATABASE_URL to a file in a folder that exists",
+            CONFIGURATION,
+        )
+
+
+async def _failing_in_one_line(work: Awaitable[int]) -> int:
+    """`await work`, its Discord, network and database errors turned into a Failure."""
+    try:
+        return await work
+    except Exception as error:
+        failure = explain(error)
+        if failure is None:
+            raise
+        raise failure from None
+
+
 def _console(settings: Settings, seed: int | None) -> int:
     from bot.console import run_console
 
-    return asyncio.run(run_console(settings.database_url, seed=seed))
+    return asyncio.run(_failing_in_one_line(run_console(settings.database_url, seed=seed)))
 
 
 async def run(settings: Settings) -> int:
+    """Connect and serve until SIGTERM or SIGINT, then stop gracefully (bot/lifecycle.py)."""
+    from bot.lifecycle import StopSignals
+
+    with StopSignals() as signals:  # from the start: a signal while starting stops cleanly
+        return await _run(settings, signals)
+
+
+async def _run(settings: Settings, signals: StopSignals) -> int:
     from bot.app import create_bot
     from bot.health import HealthServer
+    from bot.lifecycle import serve
 
     bot = create_bot(
         settings.database_url, shard_count=settings.shard_count, shard_ids=settings.shard_ids
@@ -88,19 +144,24 @@ async def run(settings: Settings) -> int:
         try:
             await server.start()
         except OSError as error:  # most often: the port is taken
-            print(
-                f"error: cannot serve the health check on port {settings.health_port} "
-                f"({error.strerror or error}): set HEALTH_PORT to a free port, or unset it.",
-                file=sys.stderr,
-            )
             await server.close()
-            return 2
+            return _fail(
+                settings,
+                Failure(
+                    f"cannot serve the health check on port {settings.health_port} "
+                    f"({error.strerror or error}): set HEALTH_PORT to a free port, or unset it.",
+                    CONFIGURATION,
+                ),
+            )
     try:
         async with bot:
-            await bot.start(settings.discord_token or "")
-    except discord.LoginFailure:
-        print("error: Discord refused DISCORD_TOKEN: copy the bot's token again.", file=sys.stderr)
-        return 2
+            if not signals.stop.is_set():  # stopped while starting: nothing to serve
+                await serve(bot, settings.discord_token or "", signals)
+    except Exception as error:
+        failure = explain(error)
+        if failure is None:
+            raise
+        return _fail(settings, failure)
     finally:
         if server is not None:
             await server.close()
@@ -108,30 +169,37 @@ async def run(settings: Settings) -> int:
 
 
 async def sync(settings: Settings, guild_id: int | None) -> int:
+    from bot import emoji
     from bot.app import create_bot
 
     bot = create_bot(settings.database_url)  # registering commands needs no shards
-    async with bot:
-        try:
+    try:
+        async with bot:
             await bot.login(settings.discord_token or "")  # runs setup_hook: the cogs load
-        except discord.LoginFailure:
+            if guild_id is not None:
+                guild = discord.Object(id=guild_id)
+                bot.tree.copy_global_to(guild=guild)
+                registered = await bot.tree.sync(guild=guild)
+                print(f"Registered {len(registered)} commands to server {guild_id} (instant).")
+            else:
+                registered = await bot.tree.sync()
+                print(f"Registered {len(registered)} commands globally (may take up to an hour).")
+            added = await emoji.register(bot)
             print(
-                "error: Discord refused DISCORD_TOKEN: copy the bot's token again.", file=sys.stderr
+                f"Registered the dice emoji: {', '.join(added)}."
+                if added
+                else "The dice emoji were registered already."
             )
-            return 2
-        if guild_id is not None:
-            guild = discord.Object(id=guild_id)
-            bot.tree.copy_global_to(guild=guild)
-            registered = await bot.tree.sync(guild=guild)
-            print(f"Registered {len(registered)} commands to server {guild_id} (instant).")
-        else:
-            registered = await bot.tree.sync()
-            print(f"Registered {len(registered)} commands globally (may take up to an hour).")
+    except Exception as error:
+        failure = explain(error, guild_id=guild_id)
+        if failure is None:
+            raise
+        return _fail(settings, failure)
     return 0
 
 
 async def migrate(settings: Settings) -> int:
-    from bot.db import Database
+    from bot.db.database import Database
 
     db = await Database.connect(settings.database_url)
     try:
@@ -151,3 +219,8 @@ async def health(settings: Settings) -> int:
     if not problems:
         print("healthy")
     return 1 if problems else 0
+
+
+def _fail(settings: Settings, failure: Failure) -> int:
+    print_failure(failure, json_lines=settings.log_format == "json")
+    return failure.code

@@ -14,9 +14,10 @@ from bot.failures import (
     EXPIRED,
     EXPIRED_OUTCOME,
     OK,
-    RESTARTING,
+    REFUSED,
     answer_failure,
 )
+from bot.lifecycle import admitted
 from bot.logs import log_command
 from bot.people import caller_of, faces_for
 from bot.render.buttons import (
@@ -50,12 +51,10 @@ async def run_click(interaction: Click, handler: Callable[[], Awaitable[str | No
     if not served(interaction):
         return
     started = time.perf_counter()
-    interaction.client.inflight.track()
     outcome = OK
     try:
-        if interaction.client.inflight.draining:
-            await replies.refuse(interaction, RESTARTING)
-            outcome = EXPIRED_OUTCOME
+        if not await admitted(interaction):  # tracked; while draining, told and refused
+            outcome = REFUSED
         else:
             replies.begin(interaction)
             outcome = await handler() or OK

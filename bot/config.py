@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from pathlib import Path
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
 
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///lastgasp.db"
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+DATABASES = (("sqlite", "aiosqlite"), ("postgresql", "asyncpg"))  # (backend, async driver)
 
 
 class Settings(BaseSettings):
@@ -47,7 +52,23 @@ class Settings(BaseSettings):
     @field_validator("log_level")
     @classmethod
     def _level(cls, value: str) -> str:
-        return value.strip().upper()
+        level = value.strip().upper()
+        if level not in LOG_LEVELS:
+            raise ValueError(f"{value.strip()!r} is not a log level")
+        return level
+
+    @field_validator("database_url")
+    @classmethod
+    def _database(cls, value: str) -> str:
+        value = value.strip()
+        try:
+            url = make_url(value)
+        except ArgumentError:
+            # Not repeated: the URL may hold a password.
+            raise ValueError("it is not a database URL") from None
+        if (url.get_backend_name(), url.get_driver_name()) not in DATABASES:
+            raise ValueError(f"{url.drivername}:// is not a database Last Gasp can use")
+        return value
 
     @field_validator("log_format", mode="before")
     @classmethod
@@ -77,3 +98,68 @@ class Settings(BaseSettings):
         elif self.shard_count is not None:
             self.shard_ids = list(range(self.shard_count))  # one process serves them all
         return self
+
+
+# --- what is wrong with the settings, in one line ------------------------------------------------
+
+# The environment variable of each setting: its name in capitals, but for these.
+ENV_NAMES = {"seed": "LASTGASP_SEED"}
+# What to do about a wrong value, per variable.
+FIXES = {
+    "DATABASE_URL": (
+        "set sqlite+aiosqlite:///path/to/lastgasp.db or postgresql+asyncpg://user:password@host/db"
+    ),
+    "DEV_GUILD_ID": "set a server's id (a number: Copy Server ID in Discord), or unset it",
+    "LOG_LEVEL": "set " + ", ".join(LOG_LEVELS[:-1]) + f" or {LOG_LEVELS[-1]}",
+    "LOG_FORMAT": "set text or json",
+    "SHARD_COUNT": "set the total number of shards over all processes (1 or more), or unset it",
+    "SHARD_IDS": "set this process's shards, comma-separated within 0..SHARD_COUNT-1, e.g. 0,1",
+    "HEALTH_PORT": "set a free port number (0 picks any), or unset it",
+    "HEALTH_HOST": "set the address to listen on, e.g. 0.0.0.0 or 127.0.0.1",
+    "LASTGASP_SEED": "set a whole number, or unset it",
+}
+
+
+def describe_settings_error(error: ValidationError) -> str:
+    """`HEALTH_PORT: 'http' is not a whole number; set a free port number (0 picks any), or
+    unset it` for each wrong setting, separated by ` | `: pydantic's report, for people."""
+    problems = []
+    for item in error.errors():
+        name, what = _setting_and_problem(item)
+        fix = FIXES.get(name)
+        problems.append(f"{name}: {what}" + (f"; {fix}" if fix else ""))
+    return " | ".join(problems)
+
+
+def _setting_and_problem(item: Any) -> tuple[str, str]:
+    kind, ctx, value = item["type"], item.get("ctx") or {}, item.get("input")
+    if kind == "value_error":
+        what = str(ctx.get("error", item["msg"]))
+    elif kind in ("int_parsing", "int_from_float", "int_type"):
+        what = f"{value!r} is not a whole number"
+    elif kind == "greater_than_equal":
+        what = f"{value} is less than {ctx['ge']}"
+    elif kind == "less_than_equal":
+        what = f"{value} is more than {ctx['le']}"
+    elif kind == "literal_error":
+        what = f"{value!r} is not {ctx['expected']}"
+    else:
+        what = item["msg"]
+    if item["loc"]:
+        field = str(item["loc"][0])
+        return ENV_NAMES.get(field, field.upper()), what
+    # A check of several settings together names the setting it blames first.
+    name, _, rest = what.partition(" ")
+    return (name, rest) if name in FIXES else ("settings", what)
+
+
+def sqlite_path(database_url: str) -> Path | None:
+    """The file of an SQLite DATABASE_URL (relative to the working directory); None for
+    PostgreSQL or an in-memory database."""
+    url = make_url(database_url)
+    name = url.database
+    if url.get_backend_name() != "sqlite" or not name or name == ":memory:":
+        return None
+    if name.startswith("file:"):  # a URI filename: SQLite reads it, not a path
+        return None
+    return Path(name)

@@ -31,7 +31,6 @@ REPLY_FAILED = (
 )
 NOT_IN_A_SERVER = "Last Gasp's commands work in a server channel, not in direct messages."
 OUT_OF_DATE = "This command is out of date. Ask the server admin to run `python -m bot sync`."
-RESTARTING = "The bot is restarting: nothing was changed. Try again in a minute."
 EXPIRED = "This button has expired: run the command again."
 ONLY_GM = "Only the GM can do that (P-3). Ask a member with Manage Server or the GM role."
 # Raised by sending the reply: Discord refused it, or did not answer in time.

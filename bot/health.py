@@ -6,14 +6,17 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+from pathlib import Path
 from typing import Any
 
 import aiohttp
 import discord
 from aiohttp import web
+from discord.ext import commands
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from bot.config import sqlite_path
 from bot.db.engine import READ_ONLY, create_engine
 
 log = logging.getLogger("lastgasp.health")
@@ -38,15 +41,58 @@ async def database_answers(engine: AsyncEngine) -> bool:
     return True
 
 
-async def report(bot: Any) -> tuple[int, dict]:
-    """200 and status ok when the database answers and the bot is ready; 503 otherwise."""
+class Connections:
+    """Which of this process's shards are connected to Discord's gateway now.
+
+    discord.py's ready flag is set once and stays set through an outage (the connection
+    dropped, reconnects failing), so it cannot say "connected now". discord.py's public events
+    can: a shard is down from its disconnect until it connects (READY) or resumes again."""
+
+    def __init__(self, bot: commands.Bot) -> None:
+        self._shards_down: set[int] = set()  # shard ids (0 for an unsharded bot)
+        if isinstance(bot, discord.AutoShardedClient):
+            # A sharded bot also sends the plain events, without a shard id: not those.
+            bot.add_listener(self._shard_up, "on_shard_connect")
+            bot.add_listener(self._shard_up, "on_shard_ready")
+            bot.add_listener(self._shard_up, "on_shard_resumed")
+            bot.add_listener(self._shard_down, "on_shard_disconnect")
+        else:
+            bot.add_listener(self._up, "on_connect")
+            bot.add_listener(self._up, "on_ready")
+            bot.add_listener(self._up, "on_resumed")
+            bot.add_listener(self._down, "on_disconnect")
+
+    @property
+    def disconnected(self) -> list[int]:
+        """The shards disconnected now, e.g. [0]; empty when every shard is connected."""
+        return sorted(self._shards_down)
+
+    async def _up(self) -> None:
+        self._shards_down.discard(0)
+
+    async def _down(self) -> None:
+        self._shards_down.add(0)
+
+    async def _shard_up(self, shard_id: int) -> None:
+        self._shards_down.discard(shard_id)
+
+    async def _shard_down(self, shard_id: int) -> None:
+        self._shards_down.add(shard_id)
+
+
+async def report(bot: Any, connections: Connections | None = None) -> tuple[int, dict]:
+    """200 and status ok when the database answers and the bot is ready and connected now
+    (every shard of it, per `connections`) and not stopping; 503 otherwise."""
     try:
         engine = bot.db.engine
     except RuntimeError:  # not connected yet (before setup_hook) or closed
         database = False
     else:
         database = await database_answers(engine)
-    ready = bot.is_ready()
+    inflight = getattr(bot, "inflight", None)
+    stopping = inflight is not None and inflight.draining
+    connected = connections is None or not connections.disconnected
+    ready = bot.is_ready() and connected and not stopping
     healthy = database and ready
     body = {
         "status": "ok" if healthy else "unavailable",
@@ -77,6 +123,7 @@ class HealthServer:
 
     def __init__(self, bot: Any, host: str, port: int) -> None:
         self.bot = bot
+        self.connections = Connections(bot)  # listening from now: build it before bot.start
         self.host = host
         self.port = port
         app = web.Application()
@@ -95,7 +142,7 @@ class HealthServer:
         await self._runner.cleanup()
 
     async def _health(self, _request: web.Request) -> web.Response:
-        status, body = await report(self.bot)
+        status, body = await report(self.bot, self.connections)
         return web.json_response(body, status=status)
 
 
@@ -103,12 +150,20 @@ async def probe(database_url: str, health_host: str, health_port: int | None) ->
     """What is wrong, for `python -m bot health`: the database from the settings, and the
     running bot's /health when HEALTH_PORT names it. Empty: healthy."""
     problems = []
-    engine = create_engine(database_url)
-    try:
-        if not await database_answers(engine):
-            problems.append("the database does not answer")
-    finally:
-        await engine.dispose()
+    missing = missing_sqlite_file(database_url)
+    if missing is not None:
+        # Opening it would create an empty database: a probe must not change anything.
+        problems.append(
+            f"there is no database at {missing.resolve()}; check DATABASE_URL (the bot and "
+            "`python -m bot migrate` create it)"
+        )
+    else:
+        engine = create_engine(database_url)
+        try:
+            if not await database_answers(engine):
+                problems.append("the database does not answer")
+        finally:
+            await engine.dispose()
     if health_port:  # 0 is a port picked at start: unknown here
         host = "127.0.0.1" if health_host in _ANY_ADDRESS else health_host
         url = f"http://{host}:{health_port}/health"
@@ -120,3 +175,10 @@ async def probe(database_url: str, health_host: str, health_port: int | None) ->
         except (aiohttp.ClientError, TimeoutError) as error:
             problems.append(f"{url} did not answer: {error!r}")
     return problems
+
+
+def missing_sqlite_file(database_url: str) -> Path | None:
+    """The SQLite file `database_url` names, if it does not exist (None: it does, or the
+    database is not an SQLite file)."""
+    path = sqlite_path(database_url)
+    return path if path is not None and not path.exists() else None

@@ -54,9 +54,25 @@ def configure_logging(level: str, *, log_format: str = "text", quiet: bool = Fal
     handler = logging.StreamHandler(sys.stderr)
     json_lines = log_format == "json"
     handler.setFormatter(JsonFormatter() if json_lines else logging.Formatter(TEXT_FORMAT))
+
+    def reconnects_in_one_line(record: logging.LogRecord) -> bool:
+        # discord.py logs each failed reconnect with a 30-line traceback: an outage would bury
+        # everything else. The exception's own text says what failed.
+        if record.exc_info and str(record.msg).startswith("Attempting a reconnect"):
+            error = record.exc_info[1]
+            record.msg = f"{record.getMessage()} ({type(error).__name__}: {error})"
+            record.args, record.exc_info, record.exc_text = None, None, None
+        return True
+
+    if level != "DEBUG":
+        handler.addFilter(reconnects_in_one_line)
     logging.basicConfig(level=level, handlers=[handler])
     # Last Gasp has no voice: the client's warning about voice libraries is noise.
     logging.getLogger("discord.client").setLevel(logging.ERROR)
+    # Alembic tells at INFO how it works ("Context impl SQLiteImpl.", its plugins) on every
+    # start: noise beside the bot's lines, but for DEBUG.
+    if level != "DEBUG":
+        logging.getLogger("alembic").setLevel(logging.WARNING)
 
 
 def log_command(interaction: discord.Interaction[Any], *, outcome: str, latency_ms: float) -> None:

@@ -17,10 +17,10 @@ from bot.failures import (
     NOT_IN_A_SERVER,
     OK,
     REFUSED,
-    RESTARTING,
     SOMETHING_WENT_WRONG,
     answer_failure,
 )
+from bot.lifecycle import admitted
 from bot.logs import log_command
 from bot.options import problem
 from bot.shards import served
@@ -45,7 +45,9 @@ class LastGaspTree(app_commands.CommandTree["LastGaspBot"]):
         if not served(interaction):
             return False  # another process's guild: it answers
         interaction.extras[STARTED] = time.perf_counter()
-        interaction.client.inflight.track()
+        if not await admitted(interaction):  # tracked; while draining, told and refused
+            _logged(interaction, REFUSED)
+            return False
         autocomplete = interaction.type is discord.InteractionType.autocomplete
         try:
             wrong = self._refusal(interaction)
@@ -65,8 +67,6 @@ class LastGaspTree(app_commands.CommandTree["LastGaspBot"]):
 
     @staticmethod
     def _refusal(interaction: discord.Interaction[LastGaspBot]) -> str | None:
-        if interaction.client.inflight.draining:
-            return RESTARTING
         if interaction.guild_id is None:
             return NOT_IN_A_SERVER
         return problem(interaction)

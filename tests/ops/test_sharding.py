@@ -82,7 +82,7 @@ def test_the_cli_reports_wrong_shard_settings_without_a_traceback(monkeypatch, t
     settings(monkeypatch, tmp_path, SHARD_COUNT="2")
     monkeypatch.setenv("SHARD_IDS", "5")
     assert main(["migrate"]) == 2
-    assert "SHARD_IDS [5] are outside 0..1" in capsys.readouterr().err
+    assert "error: SHARD_IDS: [5] are outside 0..1" in capsys.readouterr().err
 
 
 def test_create_bot_is_auto_sharded_only_when_sharding_is_configured():

@@ -1,0 +1,218 @@
+"""Graceful shutdown of `python -m bot run`: on SIGTERM or SIGINT every interaction in flight
+finishes and answers, new ones are answered that nothing changed, and the process exits 0 within
+10 s. The process tests run the real bot against the Discord stand-in (tests/ops/standin.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import signal
+import sqlite3
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from bot.lifecycle import RESTARTING, InFlight, shut_down
+from bot.offline import Message, snowflake
+from tests.ops.standin import DiscordStandIn, bot_process, running_standin, sqlite_url
+
+SHUTDOWN_BOUND_S = 10.0
+# Discord slow to take the answers: the commands are still in flight when the signal comes.
+CALLBACK_DELAY_S = 0.8
+
+
+@pytest.fixture
+async def standin() -> AsyncIterator[DiscordStandIn]:
+    async with running_standin() as running:
+        yield running
+
+
+def env(database: Path) -> dict[str, str]:
+    return {"DISCORD_TOKEN": "t0ken", "DATABASE_URL": sqlite_url(database), "LOG_LEVEL": "INFO"}
+
+
+def stored(database: Path) -> tuple[set[str], int, int]:
+    """(the characters' names, how many damage events, Target's VIT) in the bot's database."""
+    with sqlite3.connect(database) as conn:
+        names = {row[0] for row in conn.execute("SELECT name_key FROM characters")}
+        [(damages,)] = conn.execute("SELECT count(*) FROM events WHERE command = 'damage'")
+        [(vit,)] = conn.execute(
+            "SELECT json_extract(sheet, '$.vit') FROM characters WHERE name_key = 'target'"
+        )
+    return names, damages, vit
+
+
+@pytest.mark.slow
+async def test_sigterm_answers_every_command_of_a_burst_and_exits_0(standin, tmp_path):
+    database = tmp_path / "bot.db"
+    gm = standin.gm
+    async with bot_process(standin.url, tmp_path, "run", **env(database)) as bot:
+        await standin.connected()
+        target = standin.command(gm, "character create", name="Target", max_vit=50)
+        await standin.push(target)
+        assert "created" in (await standin.replies(target))[0].title
+
+        standin.callback_delay = CALLBACK_DELAY_S
+        burst = []
+        for i in range(6):
+            burst.append(standin.command(gm, "character create", name=f"Extra{i}"))
+            burst.append(standin.command(gm, "damage", character="Target", amount=1))
+        for payload in burst:
+            await standin.push(payload)
+        bot.send_signal(signal.SIGTERM)
+        signalled = time.monotonic()
+        await bot.wait_for_line("SIGTERM: stopping")
+        # Arriving while the burst drains: answered, not ignored, and nothing changes.
+        late = standin.command(gm, "damage", character="Target", amount=1)
+        await standin.push(late)
+        code = await bot.wait(SHUTDOWN_BOUND_S)
+        took = time.monotonic() - signalled
+
+    assert code == 0, bot.stderr
+    assert took < SHUTDOWN_BOUND_S
+    assert "Traceback" not in bot.stderr
+    [late_reply] = standin.callbacks_for(late)
+    assert (late_reply.content, late_reply.ephemeral) == (RESTARTING, True)
+
+    created, damaged = set(), 0
+    for payload in burst:
+        [reply] = standin.callbacks_for(payload)  # exactly one answer each
+        command = payload["data"]["name"]
+        if reply.content == RESTARTING:
+            assert reply.ephemeral
+        elif command == "character":
+            assert "created" in reply.title, reply.body
+            created.add(payload["data"]["options"][0]["options"][0]["value"].casefold())
+        else:
+            assert "Damage" in reply.title, reply.body
+            damaged += 1
+    # The commands in flight were let finish: answered after the signal, not cut off.
+    answered = [c for p in burst for c in standin.callbacks_for(p) if c.content != RESTARTING]
+    assert answered and max(c.at for c in answered) > signalled
+    # The database holds exactly what was answered as done.
+    names, damage_events, vit = stored(database)
+    assert names == {"target"} | created
+    assert (damage_events, vit) == (damaged, 50 - damaged)
+    assert standin.gateway_ops.count(2) == 1  # one session, closed at the end
+
+
+@pytest.mark.slow
+async def test_ctrl_c_stops_run_cleanly_after_the_command_in_flight(standin, tmp_path):
+    database = tmp_path / "bot.db"
+    async with bot_process(standin.url, tmp_path, "run", **env(database)) as bot:
+        await standin.connected()
+        standin.callback_delay = CALLBACK_DELAY_S
+        create = standin.command(standin.gm, "character create", name="Roryn")
+        await standin.push(create)
+        await standin.replies(create)  # arrived; Discord has not answered the bot yet
+        bot.send_signal(signal.SIGINT)
+        code = await bot.wait(SHUTDOWN_BOUND_S)
+
+    assert code == 0, bot.stderr
+    assert "Traceback" not in bot.stderr and "KeyboardInterrupt" not in bot.stderr
+    assert "SIGINT: stopping" in bot.stderr
+    [reply] = standin.callbacks_for(create)
+    assert "created" in reply.title
+    assert stored_names(database) == {"roryn"}
+
+
+@pytest.mark.slow
+async def test_a_second_ctrl_c_stops_waiting_at_once(standin, tmp_path):
+    database = tmp_path / "bot.db"
+    async with bot_process(standin.url, tmp_path, "run", **env(database)) as bot:
+        await standin.connected()
+        standin.callback_delay = 30.0  # Discord never answers: the command stays in flight
+        create = standin.command(standin.gm, "character create", name="Roryn")
+        await standin.push(create)
+        await standin.replies(create)
+        bot.send_signal(signal.SIGINT)
+        await bot.wait_for_line("draining: waiting for 1 interaction(s) in flight")
+        bot.send_signal(signal.SIGINT)
+        hurried = time.monotonic()
+        code = await bot.wait(SHUTDOWN_BOUND_S)
+
+    assert code == 0, bot.stderr
+    assert time.monotonic() - hurried < 3.0  # not the 8 s of a patient drain
+    [line] = [line for line in bot.lines if "still running" in line]
+    assert re.search(
+        r"closing with 1 interaction\(s\) still running after 0\.\d s: character create", line
+    )
+    assert "Traceback" not in bot.stderr
+
+
+def stored_names(database: Path) -> set[str]:
+    with sqlite3.connect(database) as conn:
+        return {row[0] for row in conn.execute("SELECT name_key FROM characters")}
+
+
+# --- the pieces, without a process ----------------------------------------------------------------
+
+
+async def test_draining_refuses_commands_clicks_and_autocomplete_in_a_word(driver, caplog):
+    guild = driver.add_guild()
+    gm = driver.member(guild, "Gemma", manage_guild=True)
+    await driver.invoke(gm, "character create", name="Roryn")
+    driver.bot.inflight.draining = True
+
+    with caplog.at_level(logging.INFO, logger="lastgasp.commands"):
+        command = await driver.invoke(gm, "damage", character="Roryn", amount=3)
+        clicked = await driver.click(gm, Message(id=snowflake(), kind="reply"), "delete:yes:abc")
+    typed = await driver.autocomplete(gm, "damage", "character", character="Ro")
+
+    for result in (command, clicked):
+        assert (result.reply.content, result.ephemeral) == (RESTARTING, True)
+    assert typed.choices == []
+    assert [r.msg["outcome"] for r in caplog.records if r.name == "lastgasp.commands"] == [
+        "refused",
+        "refused",
+    ]
+    driver.bot.inflight.draining = False
+    after = await driver.invoke(gm, "character show", character="Roryn")
+    assert "VIT 10/10" in after.text()  # the refused damage changed nothing
+
+
+async def test_drain_waits_for_the_tasks_in_flight_and_counts_those_it_gave_up_on():
+    inflight = InFlight()
+    quick = asyncio.create_task(asyncio.sleep(0.05))
+    stuck = asyncio.create_task(asyncio.sleep(60))
+    inflight.track(quick, "damage")
+    inflight.track(stuck, "character create")
+    assert len(inflight) == 2
+
+    started = time.monotonic()
+    assert await inflight.drain(0.3) == 1
+    assert 0.25 < time.monotonic() - started < 1.0
+    assert inflight.draining and quick.done()
+    assert inflight.running() == ["character create"]
+    stuck.cancel()
+    await asyncio.wait({stuck})
+    await asyncio.sleep(0)  # its done-callback
+    assert len(inflight) == 0
+
+
+async def test_shutdown_gives_up_on_a_stuck_interaction_logs_it_and_closes(monkeypatch, caplog):
+    import bot.lifecycle as lifecycle
+
+    monkeypatch.setattr(lifecycle, "DRAIN_TIMEOUT_S", 0.2)
+
+    class Bot:
+        inflight = InFlight()
+        closed = False
+
+        async def close(self) -> None:
+            self.closed = True
+
+    fake = Bot()
+    stuck = asyncio.create_task(asyncio.sleep(60))
+    fake.inflight.track(stuck, "damage")
+    running = asyncio.create_task(asyncio.sleep(0))  # bot.start, ended by the close
+    with caplog.at_level(logging.INFO, logger="lastgasp.lifecycle"):
+        await shut_down(fake, running)
+    assert fake.closed
+    assert re.search(
+        r"closing with 1 interaction\(s\) still running after 0\.[23] s: damage", caplog.text
+    )
+    assert stuck.cancelled()  # given up on: ended, not left to fail on a closed connection
