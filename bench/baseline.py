@@ -32,7 +32,8 @@ _UPDATE = (
 _INSERT = (
     "INSERT INTO events (guild_id, character_id, user_id, command, inputs, rolls, rules, "
     "sheet_before, sheet_after, is_change, undoable, created_at) "
-    "VALUES ({0}, {1}, {2}, 'damage', '{{\"amount\": 1}}', '[]', '[\"H-1\"]', {3}, {4}, {7}, {5}, {6})"
+    "VALUES ({0}, {1}, {2}, 'damage', '{{\"amount\": 1}}', '[]', '[\"H-1\"]', "
+    "{3}, {4}, {7}, {5}, {6})"
 )
 
 

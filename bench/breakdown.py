@@ -1,11 +1,12 @@
-"""Where a command's time goes, one command at a time (C = 1), on SQLite:
+"""Where a command's time goes, one command at a time (C = 1), on SQLite and on PostgreSQL:
 
 - the Discord floor: a command that answers at once, with no database, through the same
   payload → tree → reply path (what discord.py and the offline seam cost by themselves);
-- the bot's commands: wall time, the trips to aiosqlite's thread (every SQLite call is one:
-  the calling coroutine waits for the thread and the event loop to wake it) and the time spent
-  waiting on them, and the rest (Python on the event loop: SQLAlchemy, pydantic, rules,
-  rendering);
+- the bot's commands: wall time, the trips to the database (SQLite: every call to aiosqlite's
+  thread or the bot's own hot-path threads, where the calling coroutine waits for the thread and
+  the event loop to wake it; PostgreSQL: every asyncpg round trip, the SQLAlchemy engine's and
+  the hot path's pool's alike), the time spent waiting on them, and the rest (Python on the
+  event loop: discord.py, pydantic, the rules, rendering);
 - the same for the raw-driver floor.
 """
 
@@ -27,23 +28,34 @@ NOOP = "bench-noop"
 
 
 class Trips:
-    """Counts and times every job sent to a SQLite thread: aiosqlite's (under SQLAlchemy, and the
-    baseline's), and the bot's own hot-path threads (bot/db/hotpath.py) where they exist."""
+    """Counts and times every trip to the database. SQLite: every job sent to a SQLite thread,
+    aiosqlite's (under SQLAlchemy, and the baseline's) and the bot's own hot-path threads
+    (bot/db/hotpath.py). PostgreSQL: every asyncpg call that goes to the server and back, on a
+    connection or a prepared statement (SQLAlchemy's dialect prepares, then fetches)."""
 
-    def __init__(self) -> None:
+    def __init__(self, backend: str = "sqlite") -> None:
+        self.backend = backend
         self.count = 0
         self.seconds = 0.0
 
     @contextlib.contextmanager
     def watching(self) -> Iterator[Trips]:
-        import aiosqlite.core
-
         with contextlib.ExitStack() as stack:
-            stack.enter_context(self._timed(aiosqlite.core.Connection, "_execute"))
-            with contextlib.suppress(ImportError, AttributeError):
+            if self.backend == "sqlite":
+                import aiosqlite.core
+
                 from bot.db import hotpath
 
+                stack.enter_context(self._timed(aiosqlite.core.Connection, "_execute"))
                 stack.enter_context(self._timed(hotpath._SQLiteThread, "run", returns=True))
+            else:
+                import asyncpg
+                from asyncpg.prepared_stmt import PreparedStatement
+
+                for method in ("execute", "fetch", "fetchrow", "fetchval", "prepare"):
+                    stack.enter_context(self._timed(asyncpg.Connection, method))
+                for method in ("fetch", "fetchrow", "fetchval"):
+                    stack.enter_context(self._timed(PreparedStatement, method))
             yield self
 
     @contextlib.contextmanager
@@ -93,15 +105,19 @@ def _line(label: str, figures: Figures, trips: Trips | None) -> str:
     text = f"  {label:<34} {figures.per_command_ms:6.2f} ms/command"
     if trips is not None:
         waiting = 1000 * trips.seconds / n
+        where = "the SQLite thread" if trips.backend == "sqlite" else "PostgreSQL"
         text += (
-            f"  {trips.count / n:5.1f} trips to the SQLite thread, {waiting:5.2f} ms waiting on"
+            f"  {trips.count / n:5.1f} trips to {where}, {waiting:5.2f} ms waiting on"
             f" them, {figures.per_command_ms - waiting:5.2f} ms the rest"
         )
     return text
 
 
-async def breakdown(url: str, world: World, commands: int, seed: int) -> list[str]:
-    lines = ["where the time goes, one command at a time (C=1, SQLite):"]
+async def breakdown(
+    url: str, world: World, commands: int, seed: int, backend: str = "sqlite"
+) -> list[str]:
+    name = "SQLite" if backend == "sqlite" else "PostgreSQL"
+    lines = [f"where the time goes, one command at a time (C=1, {name}):"]
     load = BotLoad(url, world, seed)
     await load.start()
     try:
@@ -110,12 +126,16 @@ async def breakdown(url: str, world: World, commands: int, seed: int) -> list[st
         planned = [(m, NOOP, {"character": o["character"]}) for m, _, o in load.plan(commands, 9)]
         floor = await load.run_payloads(load.payloads(planned), 1, "discord floor")
         lines.append(_line("Discord floor (no database)", floor, None))
-        with Trips().watching() as trips:
+        with Trips(backend).watching() as trips:
             bot = await load.run(commands, 1, seed + 3, "bot")
         lines.append(_line("bot, the play mix", bot, trips))
     finally:
         await load.close()
-    with Trips().watching() as trips:
-        floor = await baseline.run_sqlite(url, world, commands, 1, seed + 4)
-    lines.append(_line("raw aiosqlite baseline", floor, trips))
+    with Trips(backend).watching() as trips:
+        if backend == "sqlite":
+            floor = await baseline.run_sqlite(url, world, commands, 1, seed + 4)
+        else:
+            floor = await baseline.run_postgres(url, world, commands, 1, seed + 4, pool_size=1)
+    driver = "aiosqlite" if backend == "sqlite" else "asyncpg"
+    lines.append(_line(f"raw {driver} baseline", floor, trips))
     return lines

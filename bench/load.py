@@ -63,8 +63,9 @@ def mix(world: World, count: int, seed: int) -> list[tuple[int, str, dict]]:
 class BotLoad:
     """One bot on a seeded database, the world's guilds sent to it as GUILD_CREATE."""
 
-    def __init__(self, url: str, world: World, seed: int) -> None:
+    def __init__(self, url: str, world: World, seed: int, *, boards: bool = False) -> None:
         self.world = world
+        self.boards = boards  # a status board in every guild's channel, kept current
         self.bot = create_bot(url, rng=random.Random(seed))
         self.driver = OfflineDriver(self.bot, keep_history=False)  # a long run keeps nothing
         self._players: list[list[Member]] = []
@@ -84,6 +85,13 @@ class BotLoad:
             self._gms.append(
                 driver.member(guild, f"GM{g}", user_id=self.world.gm_id(g), manage_guild=True)
             )
+        if self.boards:
+            for gm in self._gms:
+                await driver.invoke(gm, "board start")
+
+    def board_edits(self) -> int:
+        """How many times the boards were edited so far."""
+        return sum(message.edits for message in self.driver.channel_messages.values())
 
     async def close(self) -> None:
         await self.driver.close()

@@ -59,6 +59,7 @@ class Plan:
     repeat: int = 1
     detail: bool = False
     breakdown: bool = False
+    boards: bool = False
     profile: str | None = None
 
 
@@ -68,6 +69,7 @@ class Results:
 
     baseline: dict[tuple[str, int], Figures] = field(default_factory=dict)
     bot: dict[tuple[str, int, int], Figures] = field(default_factory=dict)  # backend, N, C
+    boards: dict[tuple[str, int, int], Figures] = field(default_factory=dict)  # the same, boards
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -92,7 +94,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--breakdown",
         action="store_true",
-        help="also time one command at a time on SQLite: Discord floor, SQLite thread trips",
+        help="also time one command at a time: Discord floor, trips to the database",
+    )
+    parser.add_argument(
+        "--boards",
+        action="store_true",
+        help="also run the bot with a status board in every guild's channel, and compare",
     )
     parser.add_argument(
         "--profile",
@@ -117,6 +124,7 @@ def make_plan(args: argparse.Namespace) -> Plan:
             repeat=args.repeat or 3,
             detail=args.detail,
             breakdown=args.breakdown,
+            boards=args.boards,
             profile=args.profile,
         )
     return Plan(
@@ -131,6 +139,7 @@ def make_plan(args: argparse.Namespace) -> Plan:
         repeat=args.repeat or 2,
         detail=args.detail,
         breakdown=args.breakdown,
+        boards=args.boards,
         profile=args.profile,
     )
 
@@ -167,21 +176,32 @@ async def restored(url: str, world: World, dirty: set[int]) -> None:
 
 
 async def bot_run(
-    url: str, world: World, plan: Plan, backend: str, c: int, profiler: cProfile.Profile | None
+    url: str,
+    world: World,
+    plan: Plan,
+    backend: str,
+    c: int,
+    profiler: cProfile.Profile | None,
+    *,
+    boards: bool = False,
 ) -> Figures:
-    """One measured run of the mix at concurrency c, in a freshly started (and warmed) bot."""
-    load = BotLoad(url, world, SEED)
+    """One measured run of the mix at concurrency c, in a freshly started (and warmed) bot;
+    with `boards`, a status board in every guild's channel."""
+    load = BotLoad(url, world, SEED, boards=boards)
     await load.start()
     try:
         await load.run(plan.warmup, c, SEED + 1, "warm-up")
-        label = f"bot {backend} N={world.characters} C={c}"
+        label = f"bot {backend} N={world.characters} C={c}" + (" boards" if boards else "")
         if profiler is not None:
             profiler.enable()
+        edits = load.board_edits()
         try:
-            return await load.run(plan.commands, c, SEED + 2 + c, label)
+            figures = await load.run(plan.commands, c, SEED + 2 + c, label)
         finally:
             if profiler is not None:
                 profiler.disable()
+        figures.board_edits = load.board_edits() - edits
+        return figures
     finally:
         await load.close()
 
@@ -212,6 +232,7 @@ async def run(plan: Plan) -> Results:
                 await seeded(urls[n], World(plan.guilds, n))
             floors: dict[int, list[Figures]] = {c: [] for c in plan.concurrency}
             bots: dict[tuple[int, int], list[Figures]] = {}
+            boarded: dict[tuple[int, int], list[Figures]] = {}
             dirty: dict[int, set[int]] = {n: set() for n in sizes}
             for _ in range(plan.repeat):
                 for c in plan.concurrency:
@@ -234,15 +255,34 @@ async def run(plan: Plan) -> Results:
                         print("  " + figures.line(), flush=True)
                         if plan.detail:
                             print("\n".join(figures.detail()), flush=True)
-            if plan.breakdown and backend == "sqlite":
+                    if plan.boards:
+                        n = sizes[0]
+                        world = World(plan.guilds, n)
+                        await restored(urls[n], world, dirty[n])
+                        figures = await bot_run(urls[n], world, plan, backend, c, None, boards=True)
+                        for count, seed_of in (
+                            (plan.warmup, SEED + 1),
+                            (plan.commands, SEED + 2 + c),
+                        ):
+                            dirty[n].update(i for i, _, _ in mix(world, count, seed_of))
+                        boarded.setdefault((n, c), []).append(figures)
+                        rate = figures.board_edits / figures.seconds
+                        print(
+                            f"  {figures.line()}  {figures.board_edits} board edits "
+                            f"({rate:.1f}/s for {plan.guilds} boards)",
+                            flush=True,
+                        )
+            if plan.breakdown:
                 world = World(plan.guilds, sizes[0])
                 await restored(urls[sizes[0]], world, dirty[sizes[0]])
-                for line in await breakdown(urls[sizes[0]], world, 1_000, SEED):
+                for line in await breakdown(urls[sizes[0]], world, 1_000, SEED, backend):
                     print(line, flush=True)
             for c, runs in floors.items():
                 results.baseline[(backend, c)] = best(runs)
             for (n, c), runs in bots.items():
                 results.bot[(backend, n, c)] = best(runs)
+            for (n, c), runs in boarded.items():
+                results.boards[(backend, n, c)] = best(runs)
     if profiler is not None:
         report_profile(profiler, plan.profile)
     return results
@@ -314,6 +354,12 @@ def summary(plan: Plan, results: Results) -> str:
     line = "bot/baseline " + " ".join(parts)
     line += f" p99_ms={max(p99s):.0f}" if p99s else ""
     line += f" scale={max(scale):.2f}" if scale and large != small else ""
+    boards = [
+        results.boards[(b, small, c)].rate / results.bot[(b, small, c)].rate
+        for b in BACKENDS
+        if (b, small, c) in results.boards and (b, small, c) in results.bot
+    ]
+    line += f" boards={min(boards):.2f}" if boards else ""
     return line
 
 

@@ -18,6 +18,7 @@ class Figures:
     refused: int = 0
     errors: int = 0
     by_command: dict[str, list[float]] = field(default_factory=dict)
+    board_edits: int = 0  # status-board edits made during the run
 
     @property
     def commands(self) -> int:

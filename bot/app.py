@@ -66,6 +66,7 @@ class LastGaspBot(commands.Bot):
         self.clock = clock
         self.inflight = InFlight()
         self.faces = Faces.text()
+        self.look_up_faces = True  # `python -m bot sync` registers them instead
         self.boards = Boards(self)
         if board_interval is not None:
             self.boards.interval = board_interval
@@ -85,7 +86,8 @@ class LastGaspBot(commands.Bot):
             await self.load_extension(extension)
         self.add_listener(on_app_command_completion)
         self.add_dynamic_items(*BUTTONS)
-        self.faces = await emoji.faces(self)
+        if self.look_up_faces:
+            self.faces = await emoji.faces(self)
         await asyncio.to_thread(warm_pictures)
         await self.boards.start()
         # What is loaded by now lives as long as the process: out of the cycle collector's sight,

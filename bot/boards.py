@@ -2,8 +2,9 @@
 
 A change to a guild (any committed write: bot/db tells `changed`) marks its boards dirty; one
 worker task edits each dirty board's message at most once every `interval` seconds, with the
-state as it is when the edit is made (bursts coalesce; the last state always wins). The command
-that caused the change never waits for it. The board is a message of the bot's own in the
+state as it is when the edit is made (bursts coalesce; the last state always wins), one edit at
+a time and at most EDITS_PER_S edits a second for all boards together. The command that caused
+the change never waits for it. The board is a message of the bot's own in the
 channel (`PATCH /channels/{id}/messages/{id}`), never an interaction reply, whose token expires.
 A 429 is waited out by discord.py's HTTP client; any other failed edit is tried again later;
 a deleted message or channel, or lost permissions, end the board quietly with one log line.
@@ -33,6 +34,9 @@ log = logging.getLogger("lastgasp.boards")
 
 INTERVAL_S = 2.0  # at most one edit per board per this many seconds
 POLL_S = 15.0  # how often to look for changes made by another process
+# All boards together: one edit at a time, at most this many a second. Discord allows a bot
+# 50 requests a second in all; and the commands, not the boards, come first on this process.
+EDITS_PER_S = 20.0
 # Discord's answers that mean the board is gone for good: unknown message or channel, missing
 # access or permissions.
 GONE = {10003, 10008, 50001, 50013}
@@ -42,7 +46,6 @@ GONE = {10003, 10008, 50001, 50013}
 class _Live:
     board: Board
     dirty: bool = True
-    editing: bool = False
     last_edit: float = float("-inf")
     latest_event: int = 0
 
@@ -52,10 +55,10 @@ class Boards:
     bot: LastGaspBot
     interval: float = INTERVAL_S
     poll: float = POLL_S
+    pace: float = 1 / EDITS_PER_S  # seconds between two edits of any boards
     _live: dict[int, _Live] = field(default_factory=dict)  # by channel id
     _wake: asyncio.Event = field(default_factory=asyncio.Event)
     _worker: asyncio.Task[None] | None = None
-    _edits: set[asyncio.Task[None]] = field(default_factory=set)
 
     # --- lifecycle -------------------------------------------------------------------------
 
@@ -73,10 +76,6 @@ class Boards:
             self._worker.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._worker
-        for task in list(self._edits):
-            task.cancel()
-        if self._edits:
-            await asyncio.wait(self._edits)
 
     # --- what changes ----------------------------------------------------------------------
 
@@ -101,7 +100,7 @@ class Boards:
     async def flush(self) -> None:
         """Edit every dirty board now, whatever the interval (the console, after a command)."""
         for live in list(self._live.values()):
-            if live.dirty and not live.editing:
+            if live.dirty:
                 await self._edit(live)
 
     # --- the worker ------------------------------------------------------------------------
@@ -110,31 +109,27 @@ class Boards:
         return asyncio.get_running_loop().time()
 
     async def _run(self) -> None:
+        """One edit at a time, the board waiting longest first, `pace` apart."""
         next_poll = self._now() + self.poll
         while True:
             now = self._now()
             if now >= next_poll:
                 next_poll = now + self.poll
                 await self._look_for_changes()
-            waits = [next_poll - now]
-            for live in list(self._live.values()):
-                if not live.dirty or live.editing:
-                    continue
-                due = live.last_edit + self.interval - now
-                if due <= 0:
-                    live.editing = True
-                    task = asyncio.create_task(self._edit(live), name="lastgasp-board-edit")
-                    self._edits.add(task)
-                    task.add_done_callback(self._edits.discard)
-                else:
-                    waits.append(due)
+            dirty = [live for live in self._live.values() if live.dirty]
+            due = [live for live in dirty if live.last_edit + self.interval <= now]
+            if due:
+                await self._edit(min(due, key=lambda live: live.last_edit))
+                await asyncio.sleep(self.pace)
+                continue
+            waits = [next_poll - now, *(live.last_edit + self.interval - now for live in dirty)]
             self._wake.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), max(min(waits), 0.01))
 
     async def _edit(self, live: _Live) -> None:
         board = live.board
-        live.editing, live.dirty = True, False
+        live.dirty = False  # a change during the edit marks it again: the last state wins
         try:
             view = await service.board_view(self.bot.db, board.guild_id, board.channel_id)
             live.latest_event = view.latest_event
@@ -153,9 +148,7 @@ class Boards:
             log.exception("board in channel %s: refresh failed", board.channel_id)
             live.dirty = True
         finally:
-            live.editing = False
             live.last_edit = self._now()
-            self._wake.set()
 
     async def _gone(self, live: _Live, error: discord.HTTPException) -> None:
         board = live.board

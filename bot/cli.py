@@ -173,6 +173,7 @@ async def sync(settings: Settings, guild_id: int | None) -> int:
     from bot.app import create_bot
 
     bot = create_bot(settings.database_url)  # registering commands needs no shards
+    bot.look_up_faces = False  # this run registers them
     try:
         async with bot:
             await bot.login(settings.discord_token or "")  # runs setup_hook: the cogs load

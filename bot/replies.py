@@ -38,6 +38,7 @@ class _Answer:
     filled: bool = False  # the deferred message has its content
     timer: asyncio.TimerHandle | None = None
     defer_task: asyncio.Task[None] | None = None
+    handler: asyncio.Task[Any] | None = None  # the task handling the interaction
 
 
 def _answer(interaction: discord.Interaction[Any]) -> _Answer:
@@ -50,9 +51,13 @@ def _answer(interaction: discord.Interaction[Any]) -> _Answer:
 def begin(interaction: discord.Interaction[Any], defer_after: float = DEFER_AFTER_S) -> None:
     """Start the clock of one interaction: deferred if it has not answered in time."""
     state = _answer(interaction)
+    state.handler = asyncio.current_task()
     loop = asyncio.get_running_loop()
 
     def fire() -> None:
+        # A handler that ended without `end` (cancelled by a shutdown): nothing to defer.
+        if state.handler is not None and state.handler.done():
+            return
         state.defer_task = loop.create_task(_defer(interaction, state))
 
     state.timer = loop.call_later(defer_after, fire)

@@ -17,6 +17,7 @@ from bot.failures import (
     NOT_IN_A_SERVER,
     OK,
     REFUSED,
+    REPLY_ERRORS,
     SOMETHING_WENT_WRONG,
     answer_failure,
 )
@@ -58,10 +59,14 @@ class LastGaspTree(app_commands.CommandTree["LastGaspBot"]):
             if not autocomplete:
                 replies.begin(interaction)
             return True
-        if autocomplete:
-            await interaction.response.autocomplete([])
-        else:
-            await replies.refuse(interaction, wrong)
+        try:
+            if autocomplete:
+                await interaction.response.autocomplete([])
+            else:
+                await replies.refuse(interaction, wrong)
+        except REPLY_ERRORS as error:
+            log.warning("could not answer a refused interaction: %r", error)
+        if not autocomplete:
             _logged(interaction, REFUSED)
         return False
 

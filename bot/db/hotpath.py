@@ -432,19 +432,19 @@ class PostgresHotPath:
 
     @contextlib.asynccontextmanager
     async def _connection(self, until: float) -> Any:
-        """A connection, after a bounded wait for a turn."""
+        """A connection, after a bounded wait for a turn (a turn always finds one free: the
+        pool is as large as the turns)."""
         if self._turns.locked():
             try:
-                await asyncio.wait_for(self._turns.acquire(), remaining(until))
+                async with asyncio.timeout(remaining(until)):
+                    await self._turns.acquire()
             except TimeoutError:
                 raise Busy() from None
         else:
             await self._turns.acquire()
         try:
-            async with self._pool.acquire(timeout=max(remaining(until), 0.001)) as conn:
+            async with self._pool.acquire() as conn:
                 yield conn
-        except TimeoutError:
-            raise Busy() from None
         finally:
             self._turns.release()
 

@@ -435,7 +435,8 @@ class OfflineDriver:
         return None
 
     def _channel_message(self, route: seams.Route, method: str, captured: Request) -> Any:
-        message = self.channel_messages.get(int(route.message_id or 0))
+        message_id = route.url.rsplit("/", 1)[-1].split("?")[0]  # Route keeps no message id
+        message = self.channel_messages.get(int(message_id) if message_id.isdigit() else 0)
         if message is None or message.channel_id != int(route.channel_id or 0):
             raise discord.NotFound(
                 NotFoundResponse(), {"code": 10008, "message": "Unknown Message"}

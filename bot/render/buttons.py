@@ -160,7 +160,7 @@ def _none_of_ours() -> str:
     """Any custom id the buttons above do not match."""
     unnamed = (re.sub(r"\(\?P<\w+>", "(?:", t.pattern) for t in LastGaspButton.templates)
     ours = "|".join(f"(?:{pattern})" for pattern in unnamed)
-    return rf"(?!(?:{ours})$).*"
+    return rf"(?s)(?!(?:{ours})$).*"  # (?s): an id with a line break is answered too
 
 
 class Expired(LastGaspButton, template=_none_of_ours()):

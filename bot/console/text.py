@@ -1,0 +1,298 @@
+"""Messages as terminal text: what Discord would draw, in words.
+
+Discord's own tokens become what a reader sees there: `<t:1796062768:R>` "2 minutes ago",
+`<@id>` "@Alice", `<@&id>` "@GM", `<:lg_crit:123>` the text face 💥; Discord's markdown becomes
+plain text (escapes undone, `**bold**` bold on a colour terminal and bare otherwise). An embed
+reads as Discord shows it: its title, then the description whose first line is the headline,
+then fields, the footer, attached files and buttons.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from bot.offline import Message
+from bot.render.common import colour_name
+from bot.render.dice import TEXT_FACES, TEXT_STRUCK
+from bot.render.pictures import EMOJI_NAMES, STRUCK_MISS_EMOJI_NAME
+
+# Discord's tokens (developer docs, "Message Formatting").
+TOKEN = re.compile(
+    r"<t:(?P<ts>-?\d{1,13})(?::(?P<style>[tTdDfFR]))?>"
+    r"|<@!?(?P<user>\d+)>"
+    r"|<@&(?P<role>\d+)>"
+    r"|<#(?P<channel>\d+)>"
+    r"|<(?P<animated>a?):(?P<emoji>\w{2,32}):(?P<emoji_id>\d+)>"
+    r"|</(?P<slash>[\w -]{1,100}):\d+>"
+)
+EMOJI_FACES = {
+    **{name: TEXT_FACES[face] for face, name in EMOJI_NAMES.items()},
+    STRUCK_MISS_EMOJI_NAME: TEXT_STRUCK,
+}
+_PUNCTUATION = set("\\`*_{}[]()#+-.!|~>:<@/\"'")
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def plain_length(text: str) -> int:
+    return len(_ANSI.sub("", text))
+
+
+@dataclass
+class Style:
+    """ANSI styling, or none at all (a file, a pipe, NO_COLOR)."""
+
+    colour: bool = False
+
+    def wrap(self, text: str, start: str, end: str) -> str:
+        return f"\x1b[{start}m{text}\x1b[{end}m" if self.colour and text else text
+
+    def bold(self, text: str) -> str:
+        return self.wrap(text, "1", "22")
+
+    def dim(self, text: str) -> str:
+        return self.wrap(text, "2", "22")
+
+    def rgb(self, text: str, value: int) -> str:
+        r, g, b = (value >> 16) & 0xFF, (value >> 8) & 0xFF, value & 0xFF
+        return self.wrap(text, f"38;2;{r};{g};{b}", "39")
+
+
+class Text:
+    """Turns the bot's messages into terminal lines.
+
+    `users`, `roles`, `channels`: names by id (unknown ones read `@user`, `@role`, `#channel`);
+    `now`: the bot's clock, for relative timestamps."""
+
+    def __init__(
+        self,
+        *,
+        users: Mapping[int, str],
+        roles: Mapping[int, str],
+        channels: Mapping[int, str],
+        now: Callable[[], datetime],
+        style: Style,
+    ) -> None:
+        self.users = users
+        self.roles = roles
+        self.channels = channels
+        self.now = now
+        self.style = style
+
+    # --- inline text ---------------------------------------------------------------------------
+
+    def inline(self, text: str) -> str:
+        """One piece of Discord text (content, title, description, field, footer) as terminal
+        text."""
+        return self._markdown(TOKEN.sub(self._token, text))
+
+    def _token(self, match: re.Match[str]) -> str:
+        if match["ts"] is not None:
+            return self.timestamp(int(match["ts"]), match["style"] or "f")
+        if match["user"] is not None:
+            return "@" + self.users.get(int(match["user"]), "user")
+        if match["role"] is not None:
+            return "@" + self.roles.get(int(match["role"]), "role")
+        if match["channel"] is not None:
+            return "#" + self.channels.get(int(match["channel"]), "channel")
+        if match["emoji"] is not None:
+            return EMOJI_FACES.get(match["emoji"], f":{match['emoji']}:")
+        return "/" + match["slash"]
+
+    def timestamp(self, seconds: int, style: str) -> str:
+        """`<t:…:style>` as Discord writes it, in the terminal's local time."""
+        try:
+            when = datetime.fromtimestamp(seconds, UTC)
+        except (OverflowError, OSError, ValueError):
+            return f"<t:{seconds}>"
+        if style == "R":
+            return relative(when, self.now())
+        local = when.astimezone()
+        formats = {
+            "t": "%H:%M",
+            "T": "%H:%M:%S",
+            "d": "%Y-%m-%d",
+            "D": "%d %B %Y",
+            "f": "%d %B %Y %H:%M",
+            "F": "%A %d %B %Y %H:%M",
+        }
+        return local.strftime(formats.get(style, formats["f"]))
+
+    def _markdown(self, text: str) -> str:
+        """Discord's markdown as terminal text: escapes undone, `**bold**` and `__underline__`
+        as styles (bare without colour), `~~struck~~` struck (kept as is without colour),
+        `` `code` `` kept, `-# small` lines dimmed, `# heading` lines bold."""
+        lines = []
+        for line in text.split("\n"):
+            small = heading = False
+            if line.startswith("-# "):
+                line, small = line[3:], True
+            elif (m := re.match(r"#{1,3} ", line)) is not None:
+                line, heading = line[m.end() :], True
+            line = self._spans(line)
+            if small:
+                line = self.style.dim(line)
+            if heading:
+                line = self.style.bold(line)
+            lines.append(line)
+        return "\n".join(lines)
+
+    def _spans(self, line: str) -> str:
+        out: list[str] = []
+        open_: dict[str, bool] = {"**": False, "__": False, "~~": False}
+        codes = {"**": ("1", "22"), "__": ("4", "24"), "~~": ("9", "29")}
+        i = 0
+        while i < len(line):
+            char = line[i]
+            if char == "\\" and i + 1 < len(line) and line[i + 1] in _PUNCTUATION:
+                out.append(line[i + 1])
+                i += 2
+                continue
+            if char == "`":
+                end = line.find("`", i + 1)
+                if end > i:
+                    code = line[i : end + 1]
+                    out.append(
+                        self.style.wrap(code[1:-1], "36", "39") if self.style.colour else code
+                    )
+                    i = end + 1
+                    continue
+            pair = line[i : i + 2]
+            if pair in open_ and (open_[pair] or line.find(pair, i + 2) > i + 1):
+                start, end = codes[pair]
+                if self.style.colour:
+                    out.append(f"\x1b[{end if open_[pair] else start}m")
+                elif pair == "~~":
+                    out.append(pair)
+                open_[pair] = not open_[pair]
+                i += 2
+                continue
+            out.append(char)
+            i += 1
+        if self.style.colour and any(open_.values()):
+            out.append("\x1b[0m")
+        return "".join(out)
+
+    # --- messages ------------------------------------------------------------------------------
+
+    def header(self, message: Message) -> str:
+        visibility = "ephemeral" if message.ephemeral else "public"
+        if message.kind == "channel":
+            visibility = "channel"
+        return self.style.dim(f"[{visibility} {message.kind}]")
+
+    def body(
+        self, message: Message, saved: Mapping[str, str] | None = None, *, framed: bool = False
+    ) -> list[str]:
+        """The message's lines, unindented: content, embeds, files (with where each was saved),
+        buttons. `framed`: inside a frame that shows the title (the status board)."""
+        saved = saved or {}
+        lines: list[str] = []
+        if message.content:
+            lines += self.inline(message.content).split("\n")
+        for embed in message.embeds:
+            lines += self.embed(embed, framed=framed)
+        for name, data in message.files:
+            kind = "picture" if name.lower().endswith((".png", ".jpg", ".jpeg", ".gif")) else "file"
+            where = saved.get(name)
+            lines.append(
+                f"[{kind} {name}, {len(data):,} bytes" + (f": saved as {where}]" if where else "]")
+            )
+        buttons = self.buttons(message)
+        if buttons:
+            lines.append(" ".join(buttons))
+        if message.loading:
+            lines.append(self.style.dim("(the bot is thinking…)"))
+        return lines
+
+    def embed(self, embed: Mapping, *, framed: bool = False) -> list[str]:
+        colour = embed.get("color")
+        coloured = self.style.colour and colour is not None and not framed
+        bar = self.style.rgb("▌", colour) if coloured else ""
+        lines: list[str] = []
+        title = self.inline(embed.get("title") or "")
+        author = (embed.get("author") or {}).get("name")
+        if author:
+            lines.append(self.inline(author))
+        if framed:
+            pass
+        elif self.style.colour:  # the bar shows the colour
+            if title:
+                lines.append(self.style.bold(title))
+        else:
+            name = colour_name(colour) if colour is not None else "no colour"
+            lines.append(f"# {title}  ({name})")
+        if embed.get("description"):
+            lines += self.inline(embed["description"]).split("\n")
+        for fld in embed.get("fields", []):
+            lines.append(f"- {self.style.bold(self.inline(fld.get('name', '')))}:")
+            lines += [f"    {line}" for line in self.inline(fld.get("value", "")).split("\n")]
+        footer = (embed.get("footer") or {}).get("text") or ""
+        stamp = embed.get("timestamp")
+        if stamp:
+            footer = f"{footer} {self._iso(stamp)}".strip()
+        if footer:
+            lines.append(self.style.dim(f"~ {self.inline(footer)}"))
+        if bar:
+            return [f"{bar} {line}" for line in lines]
+        return lines
+
+    def _iso(self, stamp: str) -> str:
+        try:
+            when = datetime.fromisoformat(stamp)
+        except ValueError:
+            return stamp
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=UTC)
+        return relative(when, self.now())
+
+    def buttons(self, message: Message) -> list[str]:
+        found = []
+        for label, custom_id, disabled in buttons_of(message):
+            text = f"{label}: {custom_id}" if label and custom_id else label or custom_id
+            found.append(f"[button {text}{' (disabled)' if disabled else ''}]")
+        return found
+
+
+def buttons_of(message: Message) -> list[tuple[str, str, bool]]:
+    """(label, custom id, disabled) of each button of the message, in order."""
+    found = []
+    stack = list(message.components)
+    while stack:
+        comp = stack.pop(0)
+        if comp.get("type") == 2:
+            found.append(
+                (
+                    str(comp.get("label") or ""),
+                    str(comp.get("custom_id") or comp.get("url") or ""),
+                    bool(comp.get("disabled")),
+                )
+            )
+        stack[:0] = comp.get("components", [])
+    return found
+
+
+def relative(when: datetime, now: datetime) -> str:
+    """`2 minutes ago`, `in 3 hours`, `just now`, as Discord's relative timestamps read."""
+    if now.tzinfo is None:
+        now = now.replace(tzinfo=UTC)
+    seconds = (now - when).total_seconds()
+    past = seconds >= 0
+    seconds = abs(seconds)
+    if seconds < 5:
+        return "just now"
+    for size, unit in (
+        (365 * 86400, "year"),
+        (30 * 86400, "month"),
+        (86400, "day"),
+        (3600, "hour"),
+        (60, "minute"),
+        (1, "second"),
+    ):
+        if seconds >= size:
+            n = int(seconds // size)
+            amount = f"{n} {unit}{'' if n == 1 else 's'}"
+            return f"{amount} ago" if past else f"in {amount}"
+    return "just now"  # pragma: no cover
