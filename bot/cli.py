@@ -40,6 +40,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--guild", type=int, help="register to this one server (instant) instead of globally"
     )
     commands.add_parser("migrate", help="bring the database schema up to date")
+    revision = commands.add_parser(
+        "revision", help="developers: write a new migration from the models' differences"
+    )
+    revision.add_argument("-m", "--message", required=True, help="what the migration does")
     console = commands.add_parser("console", help="an offline session in the terminal")
     console.add_argument("--seed", type=int, help="seed the dice, to replay a session")
     commands.add_parser(
@@ -78,6 +82,8 @@ def _command(args: argparse.Namespace, settings: Settings) -> int:
     check_database_folder(settings.database_url)
     if command == "migrate":
         return asyncio.run(_failing_in_one_line(migrate(settings)))
+    if command == "revision":
+        return asyncio.run(new_revision(args.message))
     if command == "console":
         seed = args.seed if args.seed is not None else settings.seed
         return _console(settings, seed)
@@ -208,6 +214,14 @@ async def migrate(settings: Settings) -> int:
     finally:
         await db.close()
     print(f"The database at {settings.database_url} is up to date.")
+    return 0
+
+
+async def new_revision(message: str) -> int:
+    from bot.db.migrate import write_revision
+
+    path = await write_revision(message)
+    print(f"Wrote {path}: read it, then run the migration tests (docs/development.md).")
     return 0
 
 

@@ -157,7 +157,7 @@ class SheetCog(commands.GroupCog, group_name="character", group_description="Cha
             f"**{escape(row.sheet.name)} is now your active character:** commands without "
             "`character` act on it."
         )
-        await replies.deliver(interaction, sheet_notice("Selected", row.sheet, text))
+        await replies.deliver(interaction, sheet_notice("Selected", row.sheet, text, private=True))
 
     @app_commands.command(name="edit", description="Owner or GM: change fields that are not state")
     @app_commands.describe(

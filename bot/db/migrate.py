@@ -46,3 +46,37 @@ async def upgrade(url: str) -> None:
         await upgrade_engine(engine)
     finally:
         await engine.dispose()
+
+
+def _next_revision_id() -> str:
+    """`0003` after `0002`: the migrations are numbered in order."""
+    from alembic.script import ScriptDirectory
+
+    ids = [rev.revision for rev in ScriptDirectory.from_config(alembic_config()).walk_revisions()]
+    numbers = [int(rev) for rev in ids if rev.isdigit()]
+    return f"{max(numbers, default=0) + 1:04d}"
+
+
+async def write_revision(message: str) -> str:
+    """`python -m bot revision -m "…"`: a new migration with what the models in
+    bot/db/tables.py have that the migrations do not (autogenerate against a scratch SQLite
+    database brought to head). Returns the new file's path; read it before you keep it."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="lastgasp-revision-") as folder:
+        engine = create_engine(f"sqlite+aiosqlite:///{Path(folder) / 'scratch.db'}")
+        try:
+            await upgrade_engine(engine)
+            async with engine.begin() as conn:
+                script = await conn.run_sync(
+                    lambda sync: command.revision(
+                        alembic_config(connection=sync),
+                        message=message,
+                        autogenerate=True,
+                        rev_id=_next_revision_id(),
+                    )
+                )
+        finally:
+            await engine.dispose()
+    scripts = script if isinstance(script, list) else [script]
+    return ", ".join(str(s.path) for s in scripts if s is not None)
