@@ -78,7 +78,9 @@ async def run_sqlite(url: str, world: World, count: int, concurrency: int, seed:
                 await conn.execute("BEGIN IMMEDIATE")
                 try:
                     async with conn.execute(select, (guild_id, key)) as cursor:
-                        row_id, text = await cursor.fetchone()
+                        found = await cursor.fetchone()
+                    assert found is not None
+                    row_id, text = found
                     before, after = _changed(text)
                     now = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
                     await conn.execute(update, (after, now, row_id))

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import discord
 from discord import app_commands
@@ -68,30 +69,27 @@ class Trips:
             trips.count += 1
             trips.seconds += time.perf_counter() - start
 
-        if returns:
+        def returning(self: Any, *args: Any, **kwargs: Any) -> Any:
+            start = time.perf_counter()
+            future = original(self, *args, **kwargs)
+            future.add_done_callback(lambda _: count(start))
+            return future
 
-            def wrapped(self, *args, **kwargs):  # type: ignore[no-untyped-def]
-                start = time.perf_counter()
-                future = original(self, *args, **kwargs)
-                future.add_done_callback(lambda _: count(start))
-                return future
-        else:
+        async def awaited(self: Any, *args: Any, **kwargs: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return await original(self, *args, **kwargs)
+            finally:
+                count(start)
 
-            async def wrapped(self, *args, **kwargs):  # type: ignore[no-untyped-def]
-                start = time.perf_counter()
-                try:
-                    return await original(self, *args, **kwargs)
-                finally:
-                    count(start)
-
-        setattr(owner, name, wrapped)
+        setattr(owner, name, returning if returns else awaited)
         try:
             yield
         finally:
             setattr(owner, name, original)
 
 
-def _noop_command() -> app_commands.Command:
+def _noop_command() -> app_commands.Command[Any, Any, None]:
     @app_commands.command(name=NOOP, description="answers at once, touches nothing")
     async def noop(interaction: discord.Interaction, character: str | None = None) -> None:
         embed = discord.Embed(title=character or "?", description="VIT 10/10 · Up")

@@ -35,7 +35,7 @@ EMOTIONS = ("anger", "fear", "sadness", "guilt")
 ANSWER_TIMEOUT = 30.0
 
 
-def mix(world: World, count: int, seed: int) -> list[tuple[int, str, dict]]:
+def mix(world: World, count: int, seed: int) -> list[tuple[int, str, dict[str, Any]]]:
     """`count` commands of the mix: (character index, command, options), each on a character
     drawn uniformly; /recover on one of those that start Unconscious (World.down), by the GM
     (outside combat only the GM calls for it, R-8), the others by the character's owner."""
@@ -98,7 +98,7 @@ class BotLoad:
 
     # --- the load ------------------------------------------------------------------------------
 
-    def plan(self, count: int, seed: int) -> list[tuple[Member, str, dict]]:
+    def plan(self, count: int, seed: int) -> list[tuple[Member, str, dict[str, Any]]]:
         """`mix(...)` with its speakers: each character's owner, the GM for /recover."""
         planned = []
         for i, command, options in mix(self.world, count, seed):
@@ -108,7 +108,7 @@ class BotLoad:
             planned.append((member, command, options))
         return planned
 
-    def payloads(self, planned: list[tuple[Member, str, dict]]) -> list[dict]:
+    def payloads(self, planned: list[tuple[Member, str, dict[str, Any]]]) -> list[dict[str, Any]]:
         """Built before the clock starts: Discord builds them, not the bot."""
         return [
             self.driver.payload(member, command, **options) for member, command, options in planned
@@ -117,7 +117,9 @@ class BotLoad:
     async def run(self, count: int, concurrency: int, seed: int, label: str) -> Figures:
         return await self.run_payloads(self.payloads(self.plan(count, seed)), concurrency, label)
 
-    async def run_payloads(self, payloads: list[dict], concurrency: int, label: str) -> Figures:
+    async def run_payloads(
+        self, payloads: list[dict[str, Any]], concurrency: int, label: str
+    ) -> Figures:
         outcome = {"refused": 0, "errors": 0}
         by_command: dict[str, list[float]] = {}
         jobs = [self._job(payload, outcome, by_command) for payload in payloads]
@@ -128,7 +130,7 @@ class BotLoad:
         return figures
 
     def _job(
-        self, payload: dict, outcome: dict[str, int], by_command: dict[str, list[float]]
+        self, payload: dict[str, Any], outcome: dict[str, int], by_command: dict[str, list[float]]
     ) -> Callable[[], Awaitable[None]]:
         latencies = by_command.setdefault(_command_of(payload), [])
 
@@ -152,10 +154,10 @@ class BotLoad:
         return run
 
 
-def _command_of(payload: dict) -> str:
+def _command_of(payload: dict[str, Any]) -> str:
     """`damage`, or `character show` for a subcommand."""
     data = payload["data"]
     options = data.get("options") or []
     if options and options[0].get("type") == 1:
         return f"{data['name']} {options[0]['name']}"
-    return data["name"]
+    return str(data["name"])

@@ -294,7 +294,7 @@ def report_profile(profiler: cProfile.Profile, path: str | None) -> None:
         profiler.dump_stats(path)
     stats = pstats.Stats(profiler)
     by_package: dict[str, float] = {}
-    for (filename, _line, function), (_cc, _nc, own, _cum, _callers) in stats.stats.items():
+    for (filename, _line, function), (_cc, _nc, own, _cum, _callers) in stats.stats.items():  # type: ignore[attr-defined]
         key = package_of(filename, function)
         by_package[key] = by_package.get(key, 0.0) + own
     total = sum(by_package.values()) or 1.0

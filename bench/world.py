@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import bindparam, update
 from sqlalchemy.engine import make_url
@@ -63,7 +64,7 @@ class World:
         return i % DOWN_EVERY == 0
 
 
-def _sheet_template() -> dict:
+def _sheet_template() -> dict[str, Any]:
     return Sheet(name="x", owner_id=1).model_dump(mode="json")
 
 
@@ -199,5 +200,5 @@ def sqlite_path(url: str) -> str:
     return make_url(url).database or ""
 
 
-def sheet_json(sheet: dict) -> str:
+def sheet_json(sheet: dict[str, Any]) -> str:
     return json.dumps(sheet, separators=(",", ":"))

@@ -40,9 +40,11 @@ from bot.shards import served
 from rules.errors import RuleError
 
 if TYPE_CHECKING:
-    pass
+    from bot.app import LastGaspBot
 
-Click = discord.Interaction["LastGaspBot"]
+    Click = discord.Interaction[LastGaspBot]
+else:
+    Click = discord.Interaction
 
 
 async def run_click(interaction: Click, handler: Callable[[], Awaitable[str | None]]) -> None:

@@ -80,7 +80,7 @@ class Connections:
         self._shards_down.add(shard_id)
 
 
-async def report(bot: Any, connections: Connections | None = None) -> tuple[int, dict]:
+async def report(bot: Any, connections: Connections | None = None) -> tuple[int, dict[str, Any]]:
     """200 and status ok when the database answers and the bot is ready and connected now
     (every shard of it, per `connections`) and not stopping; 503 otherwise."""
     try:
@@ -104,7 +104,7 @@ async def report(bot: Any, connections: Connections | None = None) -> tuple[int,
     return (200 if healthy else 503), body
 
 
-def _shards(bot: discord.Client) -> list[dict]:
+def _shards(bot: discord.Client) -> list[dict[str, Any]]:
     if not isinstance(bot, discord.AutoShardedClient):
         return [{"id": 0, "latency_ms": _ms(bot.latency)}]
     shards = []

@@ -39,12 +39,12 @@ class InFlight:
 
     def __init__(self) -> None:
         self.draining = False
-        self._tasks: dict[asyncio.Task, str] = {}  # task -> what it handles, for the log
+        self._tasks: dict[asyncio.Task[Any], str] = {}  # task -> what it handles, for the log
 
     def __len__(self) -> int:
         return len(self._tasks)
 
-    def track(self, task: asyncio.Task | None, what: str = "") -> None:
+    def track(self, task: asyncio.Task[Any] | None, what: str = "") -> None:
         if task is None or task.done() or task in self._tasks:
             return
         self._tasks[task] = what or task.get_name()
@@ -84,7 +84,7 @@ class InFlight:
         if tasks:
             await asyncio.wait(tasks, timeout=timeout)
 
-    def _discard(self, task: asyncio.Task) -> None:
+    def _discard(self, task: asyncio.Task[Any]) -> None:
         self._tasks.pop(task, None)
 
 
@@ -159,7 +159,9 @@ async def serve(bot: Any, token: str, signals: StopSignals) -> None:
     await shut_down(bot, running, signals.hurry)
 
 
-async def shut_down(bot: Any, running: asyncio.Task, hurry: asyncio.Event | None = None) -> None:
+async def shut_down(
+    bot: Any, running: asyncio.Task[Any], hurry: asyncio.Event | None = None
+) -> None:
     """Drain the interactions in flight (until `hurry` is set at the latest), then close the
     bot (gateway, HTTP, database)."""
     inflight: InFlight = bot.inflight

@@ -16,7 +16,7 @@ command_log = logging.getLogger("lastgasp.commands")
 TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
 
-class Fields(dict):
+class Fields(dict[str, Any]):
     """A log message made of fields: `key=value ...` as text, separate keys in JSON."""
 
     def __str__(self) -> str:

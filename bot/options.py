@@ -75,7 +75,8 @@ def problem(interaction: discord.Interaction[Any]) -> str | None:
         return None  # a command the bot does not know: the tree says so (out of date)
     autocomplete = interaction.type is discord.InteractionType.autocomplete
     declared = {p.display_name: p for p in command.parameters}
-    resolved = (interaction.data or {}).get("resolved") or {}
+    data: Any = interaction.data or {}
+    resolved = data.get("resolved") or {}
     given = set()
     for option in options:
         name = option.get("name")

@@ -45,7 +45,7 @@ class ScriptedRandom(random.Random):
         self._next += 1
         return value
 
-    def randrange(self, start: int, stop: int | None = None, step: int = 1) -> int:  # type: ignore[override]
+    def randrange(self, start: int, stop: int | None = None, step: int = 1) -> int:
         if stop is None:
             start, stop = 0, start
         return self._take(start, stop - 1)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import unicodedata
+from functools import lru_cache
 
 MAX_NAME = 32
 # The key column's size: a name whose key is longer (a few ligatures such as U+FDFA spell out
@@ -25,6 +26,7 @@ def _invisible(char: str) -> bool:
     return char in _INVISIBLE or unicodedata.category(char) in _FORBIDDEN_CATEGORIES
 
 
+@lru_cache(maxsize=8192)  # every command looks a name up: the same few names, again and again
 def name_key(name: str) -> str:
     """Section 1: one key per name, ignoring case, compatibility forms (NFKC), surrounding
     spaces and invisible characters, so that `Roryn`, `ＲＯＲＹＮ` and `Roryn\u200b` are one."""
@@ -32,6 +34,7 @@ def name_key(name: str) -> str:
     return unicodedata.normalize("NFKC", kept).casefold().strip()
 
 
+@lru_cache(maxsize=8192)  # every sheet validated checks its name
 def clean_name(value: str) -> str:
     """A name trimmed and checked against section 1; ValueError says what is wrong."""
     name = value.strip()

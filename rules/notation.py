@@ -87,7 +87,7 @@ def _dice(node: ast.Dice) -> int:
         raise _refuse("A die needs at least 1 side")
     if sides > MAX_SIDES:
         raise _refuse(f"A die has at most {MAX_SIDES} sides")
-    return node.num
+    return int(node.num)
 
 
 def _group(node: ast.Node) -> tuple[ast.Dice, list[ast.SetOperator]]:
@@ -167,7 +167,7 @@ def _numeric(
 
 def _eval(node: ast.Node, rng: random.Random, tally: _Tally) -> int:
     if isinstance(node, ast.Literal):
-        return node.value
+        return int(node.value)
     if isinstance(node, ast.Parenthetical):
         return _eval(node.value, rng, tally)
     if isinstance(node, ast.UnOp):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cached_property
 
 from pydantic import BaseModel, ConfigDict
 
@@ -39,7 +40,7 @@ class Outcome(BaseModel):
     notes: tuple[str, ...] = ()
     public: bool = True
 
-    @property
+    @cached_property
     def changes(self) -> list[Change]:
         """What a player sees change (U-2), in reading order."""
         return diff(self.before, self.after)

@@ -31,6 +31,7 @@ class BoardCog(
         view = await service.board_view(bot.db, caller.guild_id, caller.channel_id)
         reply = board_reply(view, bot.clock())
         channel = bot.get_partial_messageable(caller.channel_id, guild_id=caller.guild_id)
+        assert reply.view is not None  # a board always has its buttons
         message = await channel.send(embeds=reply.embeds, view=reply.view)
         old = await service.start_board(bot.db, caller, message.id)
         bot.boards.started(Board(caller.guild_id, caller.channel_id, message.id))

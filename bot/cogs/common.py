@@ -19,11 +19,13 @@ from rules.models import Sheet
 from rules.names import MAX_NAME
 
 if TYPE_CHECKING:
-    pass
+    from bot.app import LastGaspBot
+
+    Interaction = discord.Interaction[LastGaspBot]
+else:
+    Interaction = discord.Interaction
 
 log = logging.getLogger("lastgasp.cogs")
-
-Interaction = discord.Interaction["LastGaspBot"]
 
 # `character` holds a name: declared with a name's length, so that no refusal can quote more.
 CharacterName = app_commands.Range[str, 1, MAX_NAME]

@@ -15,8 +15,8 @@ import contextlib
 import contextvars
 import re
 import time
-from collections.abc import Awaitable, Callable
-from typing import Literal
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any, Literal
 
 import discord
 from discord import app_commands
@@ -78,7 +78,7 @@ async def read_attachment(attachment: discord.Attachment) -> bytes:
 _timeouts: set[asyncio.Task[None]] = set()  # referenced until done
 
 
-def _detached(delay: float, job: Callable[[], Awaitable[None]]) -> None:
+def _detached(delay: float, job: Callable[[], Coroutine[Any, Any, None]]) -> None:
     """Run `job` after `delay`, outside the interaction that asked (it has long been answered)."""
     loop = asyncio.get_running_loop()
 

@@ -11,6 +11,7 @@ import asyncio
 import difflib
 import json
 import logging
+import os
 import shlex
 import zlib
 from pathlib import Path
@@ -103,8 +104,10 @@ class Console:
         self.players: dict[str, Member] = {}
         self.speaker = self._gm()
         self.last: Result | None = None
-        if colour is None:
-            colour = _isatty(out)
+        if colour is None:  # https://no-color.org; a dumb terminal has no colours either
+            colour = (
+                _isatty(out) and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
+            )
         roles = {role_id: name for name, role_id in self.guild.roles.items()}
         roles[self.guild.id] = "everyone"
         self.text = Text(
@@ -555,7 +558,11 @@ class Console:
     # --- Tab completion ----------------------------------------------------------------------
 
     def completions(self, line: str) -> list[str]:
-        """What Tab offers for the last word of `line` (the text before the cursor)."""
+        """What Tab offers for the last word of `line` (the text before the cursor): whole
+        words end with a space, option names with their colon."""
+        return [c if c.endswith(":") else c + " " for c in self._candidates(line)]
+
+    def _candidates(self, line: str) -> list[str]:
         words = line.split(" ")
         current, before = words[-1], [w for w in words[:-1] if w]
         if before and before[0].lower() == ":complete":
@@ -609,9 +616,10 @@ class Console:
 
 
 async def _settle() -> None:
-    """Let the bot's background tasks take the turns a flush gave them. (The board worker woken
-    by a flush and cancelled before it resumes would, on Python 3.11, swallow the cancellation
-    inside `asyncio.wait_for` and keep the session from closing.)"""
+    """Give the bot's background tasks (the board worker, woken by the change) their turns
+    before the prompt comes back: the loop waits while a line is typed, and a worker cancelled
+    at the end of the session just as it wakes could, on Python 3.11, miss the cancellation
+    inside `asyncio.wait_for`."""
     for _ in range(8):
         await asyncio.sleep(0)
 

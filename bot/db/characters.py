@@ -31,7 +31,7 @@ _OUT = (State.DEAD.value, State.RETIRED.value)
 
 class CharacterRepository(GuildRepository):
     def _row(self, record: Row[Any]) -> CharacterRow:
-        row_id, sheet, version, key = record[:4]
+        row_id, sheet, version, key = tuple(record)[:4]
         self._loaded[row_id] = (version, key)
         return CharacterRow(id=row_id, guild_id=self.guild_id, sheet=Sheet.model_validate(sheet))
 

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy.engine import Dialect
 from sqlalchemy.sql import ClauseElement
+from sqlalchemy.sql.compiler import SQLCompiler
 
 
 @dataclass(frozen=True)
@@ -25,7 +26,7 @@ class Compiled:
     def of(
         cls, statement: ClauseElement, dialect: Dialect, keys: list[str] | None = None
     ) -> Compiled:
-        compiled = statement.compile(dialect=dialect, column_keys=keys)
+        compiled = cast(SQLCompiler, statement.compile(dialect=dialect, column_keys=keys))
         names = tuple(compiled.positiontup or ())
         binds = [compiled.binds[name] for name in names]
         return cls(

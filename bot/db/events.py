@@ -73,8 +73,9 @@ class EventRepository(CharacterRepository):
         )
         result = await self.conn.execute(LOG_EVENT, values)
         # The key without RETURNING on SQLite: lastrowid, one trip fewer to its thread.
-        key: int = result.inserted_primary_key[0]
-        return key
+        inserted = result.inserted_primary_key
+        assert inserted is not None
+        return int(inserted[0])
 
     async def log_outcome(
         self,

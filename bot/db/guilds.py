@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
+from typing import Any
 
 from sqlalchemy import select
 
@@ -20,7 +21,7 @@ def _parse_settings(text: str) -> GuildSettings:
     return GuildSettings.model_validate_json(text)
 
 
-def settings_from(data: dict | None) -> GuildSettings:
+def settings_from(data: dict[str, Any] | None) -> GuildSettings:
     if not data:
         return GuildSettings()
     return _parse_settings(json.dumps(data, sort_keys=True))

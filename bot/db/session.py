@@ -5,8 +5,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Insert, Select, Table
+from sqlalchemy import Select, Table
+from sqlalchemy.dialects.postgresql import Insert as PgInsert
 from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import Insert as SqliteInsert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -42,7 +44,7 @@ class Session:
             return stmt.with_for_update(**of)
         return stmt
 
-    def _insert(self, table: Table) -> Insert:
+    def _insert(self, table: Table) -> PgInsert | SqliteInsert:
         """An INSERT that knows ON CONFLICT on both databases."""
         return pg_insert(table) if self.postgres else sqlite_insert(table)
 

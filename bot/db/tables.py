@@ -8,7 +8,7 @@ ORM session; writes.py builds the writes of each table once, for both paths that
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import (
     JSON,
@@ -20,6 +20,7 @@ from sqlalchemy import (
     Integer,
     MetaData,
     String,
+    Table,
     UniqueConstraint,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -155,10 +156,11 @@ class BoardModel(Base):
 
 
 metadata = Base.metadata
-guilds = GuildModel.__table__
-characters = CharacterModel.__table__
-combats = CombatModel.__table__
-combat_members = CombatMemberModel.__table__
-active_characters = ActiveCharacterModel.__table__
-events = EventModel.__table__
-boards = BoardModel.__table__
+# The Core tables every statement is built on (a declarative model's table is a Table).
+guilds = cast(Table, GuildModel.__table__)
+characters = cast(Table, CharacterModel.__table__)
+combats = cast(Table, CombatModel.__table__)
+combat_members = cast(Table, CombatMemberModel.__table__)
+active_characters = cast(Table, ActiveCharacterModel.__table__)
+events = cast(Table, EventModel.__table__)
+boards = cast(Table, BoardModel.__table__)

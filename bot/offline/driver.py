@@ -335,17 +335,18 @@ class OfflineDriver:
                 return deferred.to_payload(self._bot_author())
             message = self._store(body, "followup", sent, files=captured.files)
             return message.to_payload(self._bot_author())
-        message = sent._message(route.url.rsplit("/", 1)[-1].split("?")[0])
+        found = sent._message(route.url.rsplit("/", 1)[-1].split("?")[0])
         if route.method == "DELETE":
-            if message is not None:
-                sent._messages.remove(message)
-                if sent._deferred is message:
+            if found is not None:
+                sent._messages.remove(found)
+                if sent._deferred is found:
                     sent._deferred = None
             return None
-        if message is None:
+        if found is None:
             raise discord.NotFound(
                 NotFoundResponse(), {"code": 10008, "message": "Unknown Message"}
             )
+        message = found
         if route.method == "PATCH":
             flags = message.flags
             apply_edit(message, body, captured.files)
@@ -426,7 +427,8 @@ class OfflineDriver:
         if path == "/applications/{application_id}/emojis":
             return self._emoji(method, payload or {})
         if path == "/channels/{channel_id}/messages" and method == "POST":
-            message = self._store(captured.payload or {}, "channel", None, files=captured.files)
+            body = captured.payload if isinstance(captured.payload, dict) else {}
+            message = self._store(body, "channel", None, files=captured.files)
             message.channel_id = int(route.channel_id or 0)
             self.channel_messages[message.id] = message
             return message.to_payload(self._bot_author())
@@ -445,7 +447,8 @@ class OfflineDriver:
             del self.channel_messages[message.id]
             return None
         if method == "PATCH":
-            apply_edit(message, captured.payload or {}, captured.files)
+            body = captured.payload if isinstance(captured.payload, dict) else {}
+            apply_edit(message, body, captured.files)
             message.edits += 1
         return message.to_payload(self._bot_author())
 

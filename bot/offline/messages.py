@@ -22,9 +22,9 @@ class Request:
     method: str
     path: str
     url: str
-    payload: dict | list | None
+    payload: dict[str, Any] | list[Any] | None
     files: list[tuple[str, bytes]] = field(default_factory=list)
-    params: dict | None = None
+    params: dict[str, Any] | None = None
 
 
 @dataclass
@@ -34,10 +34,10 @@ class Message:
     id: int
     kind: str  # "reply", "deferred", "followup", "update", "channel"
     content: str = ""
-    embeds: list[dict] = field(default_factory=list)
-    components: list[dict] = field(default_factory=list)
+    embeds: list[dict[str, Any]] = field(default_factory=list)
+    components: list[dict[str, Any]] = field(default_factory=list)
     flags: int = 0
-    allowed_mentions: dict | None = None
+    allowed_mentions: dict[str, Any] | None = None
     files: list[tuple[str, bytes]] = field(default_factory=list)
     channel_id: int = 0
     loading: bool = False
@@ -48,7 +48,7 @@ class Message:
         return bool(self.flags & EPHEMERAL)
 
     @property
-    def embed(self) -> dict:
+    def embed(self) -> dict[str, Any]:
         """The first embed (most replies have exactly one)."""
         assert self.embeds, f"message has no embed: {self.content!r}"
         return self.embeds[0]
@@ -63,7 +63,7 @@ class Message:
             stack.extend(comp.get("components", []))
         return found
 
-    def to_payload(self, author: dict) -> dict:
+    def to_payload(self, author: dict[str, Any]) -> dict[str, Any]:
         """The message object Discord returns (and sends inside component interactions)."""
         return {
             "id": str(self.id),
@@ -97,8 +97,8 @@ class Result:
 
     requests: list[Request]
     messages: list[Message]
-    choices: list[dict] | None = None  # autocomplete answer
-    modal: dict | None = None
+    choices: list[dict[str, Any]] | None = None  # autocomplete answer
+    modal: dict[str, Any] | None = None
 
     @property
     def reply(self) -> Message:
@@ -111,7 +111,7 @@ class Result:
         return self.reply.ephemeral
 
     @property
-    def embed(self) -> dict:
+    def embed(self) -> dict[str, Any]:
         return self.reply.embed
 
     def text(self) -> str:
@@ -155,7 +155,7 @@ class NotFoundResponse:
     reason = "offline"
 
 
-def apply_edit(message: Message, body: dict, files: list) -> None:
+def apply_edit(message: Message, body: dict[str, Any], files: list[Any]) -> None:
     for key in ("content", "embeds", "components", "allowed_mentions"):
         if key in body:
             setattr(message, key, body[key] if body[key] is not None else _EMPTY[key])
@@ -170,7 +170,10 @@ _EMPTY: dict[str, Any] = {"content": "", "embeds": [], "components": [], "allowe
 
 
 def capture(
-    route: Route, payload: Any, multipart: list[dict] | None, params: dict | None
+    route: Route,
+    payload: Any,
+    multipart: list[dict[str, Any]] | None,
+    params: dict[str, Any] | None,
 ) -> Request:
     captured_files: list[tuple[str, bytes]] = []
     if multipart:

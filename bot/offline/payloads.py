@@ -87,11 +87,11 @@ def command_data(
     *,
     focused: str | None,
     cdn: dict[str, bytes],
-) -> dict:
+) -> dict[str, Any]:
     """The `data` of a type 2 (or 4) interaction: `names` the command and its subcommands,
     `types` its declared options; a file's bytes are put in `cdn` under the URL they get."""
-    resolved: dict[str, dict] = {}
-    leaf: list[dict] = []
+    resolved: dict[str, dict[str, Any]] = {}
+    leaf: list[dict[str, Any]] = []
     for name, value in options.items():
         if value is None:
             continue
@@ -119,10 +119,10 @@ def _option(
     name: str,
     kind: AppCommandOptionType,
     value: Any,
-    resolved: dict[str, dict],
+    resolved: dict[str, dict[str, Any]],
     focused: bool,
     cdn: dict[str, bytes],
-) -> dict:
+) -> dict[str, Any]:
     option: dict[str, Any] = {"name": name, "type": kind.value}
     if focused:
         # Autocomplete sends what has been typed so far, always as a string.
@@ -196,7 +196,7 @@ def parse_bool(value: Any) -> bool:
 # --- payloads, as Discord's gateway documentation describes them ------------------------------
 
 
-def user_payload(user_id: int, name: str) -> dict:
+def user_payload(user_id: int, name: str) -> dict[str, Any]:
     return {
         "id": str(user_id),
         "username": name.lower().replace(" ", "_")[:32] or "user",
@@ -207,7 +207,7 @@ def user_payload(user_id: int, name: str) -> dict:
     }
 
 
-def member_payload(member: Member) -> dict:
+def member_payload(member: Member) -> dict[str, Any]:
     return {
         "user": user_payload(member.user_id, member.name),
         "nick": None,
@@ -224,7 +224,9 @@ def member_payload(member: Member) -> dict:
     }
 
 
-def role_payload(role_id: int, name: str, permissions: int = 0, position: int = 1) -> dict:
+def role_payload(
+    role_id: int, name: str, permissions: int = 0, position: int = 1
+) -> dict[str, Any]:
     return {
         "id": str(role_id),
         "name": name,
@@ -241,7 +243,7 @@ def role_payload(role_id: int, name: str, permissions: int = 0, position: int = 
     }
 
 
-def channel_payload(guild: Guild) -> dict:
+def channel_payload(guild: Guild) -> dict[str, Any]:
     return {
         "id": str(guild.channel_id),
         "type": 0,
@@ -258,7 +260,7 @@ def channel_payload(guild: Guild) -> dict:
     }
 
 
-def guild_create_payload(guild: Guild) -> dict:
+def guild_create_payload(guild: Guild) -> dict[str, Any]:
     everyone = role_payload(guild.id, "@everyone", permissions=(1 << 10) | (1 << 11) | (1 << 31))
     everyone["position"] = 0
     roles = [everyone] + [
@@ -308,7 +310,9 @@ def guild_create_payload(guild: Guild) -> dict:
     }
 
 
-def interaction_payload(member: Member, kind: int, data: dict, application_id: int) -> dict:
+def interaction_payload(
+    member: Member, kind: int, data: dict[str, Any], application_id: int
+) -> dict[str, Any]:
     """INTERACTION_CREATE: type 2 command, 3 component, 4 autocomplete, from a guild member."""
     guild = member.guild
     channel = {**channel_payload(guild), "permissions": str(member.permissions)}

@@ -36,7 +36,7 @@ def set_identity(bot: discord.Client, application_id: int, user: dict[str, Any])
     """What READY would set: the application id and the bot's own user."""
     state = bot._connection  # PRIVATE: Client._connection (the ConnectionState)
     state.application_id = application_id  # PRIVATE: ConnectionState.application_id
-    state.user = discord.ClientUser(state=state, data=user)  # PRIVATE: ConnectionState.user
+    state.user = discord.ClientUser(state=state, data=user)  # type: ignore[arg-type]  # PRIVATE: ConnectionState.user
 
 
 def feed(bot: discord.Client, event: str, payload: dict[str, Any]) -> None:
@@ -49,8 +49,8 @@ def install_http(bot: discord.Client, request: HttpHandler, cdn: HttpHandler) ->
     attachment downloads)."""
     # PRIVATE: HTTPClient.request(route, *, files=None, form=None, **kwargs) and
     # HTTPClient.get_from_cdn(url), called by every REST method and Attachment.read.
-    bot.http.request = request  # type: ignore[method-assign]
-    bot.http.get_from_cdn = cdn  # type: ignore[method-assign]
+    bot.http.request = request  # type: ignore[method-assign, assignment]
+    bot.http.get_from_cdn = cdn  # type: ignore[method-assign, assignment]
 
 
 _webhook_handlers: list[WebhookHandler] = []
@@ -75,7 +75,7 @@ def install_webhooks(handler: WebhookHandler) -> Callable[[], None]:
         # PRIVATE: AsyncWebhookAdapter.request(self, route, session, *, payload, multipart,
         # files, reason, auth_token, params, proxy, proxy_auth) in discord/webhook/async_.py.
         _original_webhook_request = webhook_async.AsyncWebhookAdapter.request
-        webhook_async.AsyncWebhookAdapter.request = _webhook_request  # type: ignore[method-assign]
+        webhook_async.AsyncWebhookAdapter.request = _webhook_request  # type: ignore[method-assign, assignment]
     _webhook_handlers.append(handler)
 
     def remove() -> None:
@@ -94,7 +94,8 @@ VIEW_TIMER = "BaseView.__timeout_task_impl"
 
 
 def is_view_timer(task: asyncio.Task[Any]) -> bool:
-    return task.get_coro().__qualname__ == VIEW_TIMER  # type: ignore[union-attr]
+    coro = task.get_coro()
+    return getattr(coro, "__qualname__", None) == VIEW_TIMER
 
 
 async def run_setup_hooks(bot: discord.Client) -> None:
