@@ -31,7 +31,7 @@ import queue
 import sqlite3
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -58,6 +58,7 @@ from bot.db.writes import (
     save_and_log,
     save_params,
 )
+from rules.errors import RuleError
 from rules.models import Sheet
 from rules.outcome import Outcome
 
@@ -400,40 +401,26 @@ POOL_SIZE = 20
 SERVER_SETTINGS = {"lock_timeout": f"{int(LOCK_BUDGET_S * 1000)}ms"}
 
 
-async def _no_reset(conn: Any) -> None:
-    """asyncpg's default reset (RESET ALL, UNLISTEN *, …) is a round trip per command; these
-    connections only run this module's statements, and any transaction is closed before
-    release (the pool rolls back any left open)."""
+class _Connections:
+    """This path's own connections, at most `size`, each used by one command at a time.
 
+    Simpler than asyncpg's pool, which a command would pay for twice over (its queue, its
+    reset): first come, first served (a newcomer never takes a connection released to a waiter,
+    which under load starved some commands: the p99), and a connection is reused as it was
+    left, since every command here ends its own transaction. One that failed in any other way
+    than a refusal is closed, never reused.
+    """
 
-class PostgresHotPath:
-    def __init__(self, pool: Any, dialect: Dialect, clock: Clock) -> None:
-        self._pool = pool
-        self._sql = Statements.of(dialect)
-        self._clock = clock
-        # First come, first served: the pool's own queue lets a newcomer take a connection
-        # released to a waiter, which under load starves some commands (the p99).
-        self._turns = asyncio.Semaphore(POOL_SIZE)
-
-    @classmethod
-    async def open(
-        cls, engine: AsyncEngine, connect_args: dict[str, Any], clock: Clock
-    ) -> PostgresHotPath:
-        """Its own asyncpg pool, reaching the server as the engine does; it connects on first
-        use, not here."""
-        import asyncpg
-
-        _, params = engine.dialect.create_connect_args(engine.url)
-        accepted = inspect.signature(asyncpg.connect).parameters
-        params = {k: v for k, v in {**params, **connect_args}.items() if k in accepted}
-        params["server_settings"] = {**SERVER_SETTINGS, **params.get("server_settings", {})}
-        pool = await asyncpg.create_pool(min_size=0, max_size=POOL_SIZE, reset=_no_reset, **params)
-        return cls(pool, engine.dialect, clock)
+    def __init__(self, params: dict[str, Any], size: int) -> None:
+        self._params = params
+        self._idle: list[Any] = []
+        self._turns = asyncio.Semaphore(size)
 
     @contextlib.asynccontextmanager
-    async def _connection(self, until: float) -> Any:
-        """A connection, after a bounded wait for a turn (a turn always finds one free: the
-        pool is as large as the turns)."""
+    async def connection(self, until: float) -> AsyncIterator[Any]:
+        """A connection, after a bounded wait for a turn."""
+        import asyncpg
+
         if self._turns.locked():
             try:
                 async with asyncio.timeout(remaining(until)):
@@ -442,11 +429,51 @@ class PostgresHotPath:
                 raise Busy() from None
         else:
             await self._turns.acquire()
+        conn: Any = None
         try:
-            async with self._pool.acquire() as conn:
-                yield conn
+            conn = self._idle.pop() if self._idle else await asyncpg.connect(**self._params)
+            yield conn
+        except RuleError:  # a refusal: the connection is as clean as before
+            raise
+        except BaseException:
+            if conn is not None:
+                conn.terminate()
+                conn = None
+            raise
         finally:
+            if conn is not None and not conn.is_closed():
+                self._idle.append(conn)
             self._turns.release()
+
+    async def close(self) -> None:
+        idle, self._idle = self._idle, []
+        for conn in idle:
+            with contextlib.suppress(Exception):
+                await conn.close(timeout=2)
+
+
+class PostgresHotPath:
+    def __init__(self, connections: _Connections, dialect: Dialect, clock: Clock) -> None:
+        self._connections = connections
+        self._sql = Statements.of(dialect)
+        self._clock = clock
+
+    @classmethod
+    async def open(
+        cls, engine: AsyncEngine, connect_args: dict[str, Any], clock: Clock
+    ) -> PostgresHotPath:
+        """Connections of its own, reaching the server as the engine does; it connects on first
+        use, not here."""
+        import asyncpg
+
+        _, params = engine.dialect.create_connect_args(engine.url)
+        accepted = inspect.signature(asyncpg.connect).parameters
+        params = {k: v for k, v in {**params, **connect_args}.items() if k in accepted}
+        params["server_settings"] = {**SERVER_SETTINGS, **params.get("server_settings", {})}
+        return cls(_Connections(params, POOL_SIZE), engine.dialect, clock)
+
+    def _connection(self, until: float) -> contextlib.AbstractAsyncContextManager[Any]:
+        return self._connections.connection(until)
 
     async def act(self, command: Command) -> Outcome:
         import asyncpg
@@ -498,4 +525,4 @@ class PostgresHotPath:
         return _actor(guild_id, record)[0]
 
     async def close(self) -> None:
-        await self._pool.close()
+        await self._connections.close()
