@@ -124,8 +124,11 @@ class Boards:
                 continue
             waits = [next_poll - now, *(live.last_edit + self.interval - now for live in dirty)]
             self._wake.clear()
+            # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow the cancellation
+            # that closes the bot when it arrives just as the event is set.
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), max(min(waits), 0.01))
+                async with asyncio.timeout(max(min(waits), 0.01)):
+                    await self._wake.wait()
 
     async def _edit(self, live: _Live) -> None:
         board = live.board

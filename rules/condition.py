@@ -120,11 +120,13 @@ def finish(
     notes: Sequence[str] = (),
     retirement: bool = True,
     public: bool = True,
+    failed: bool = False,
 ) -> Outcome:
     """The Outcome of an action: adds instant death (V-6, when `settings` are given), the
     retirement check (E-7), the state change (V-7) and the injury condition after a change of
-    VIT (H-3). A death or a retirement becomes the headline; what happened moves to the notes.
-    (The headline of a fall already says which roll is due and when: C-3.)
+    VIT (H-3). A death or a retirement becomes the headline, its rule first; a retirement keeps
+    what brought it as the first note. (The headline of a fall already says which roll is due
+    and when: C-3.)
 
     E-7 is checked when Stress rose, VIT fell or the character woke; `retirement=False` skips
     it (the GM reviving a character).
@@ -133,8 +135,7 @@ def finish(
     all_notes = list(notes)
     if _killed_outright(before, after, settings):
         after = after.update(dead=True)
-        rule_ids.append("V-6")
-        all_notes.insert(0, headline)
+        rule_ids.insert(0, "V-6")  # the rule the headline is about
         headline = (
             f"Killed outright: {after.name} dies at VIT {after.vit}, for this server plays "
             "with instant death (VIT below 0)."
@@ -143,8 +144,8 @@ def finish(
     worse = woke or after.stress > before.stress or after.vit < before.vit
     if retirement and worse and must_retire(after):
         after = after.update(retired=True)
-        rule_ids.append("E-7")
-        all_notes.insert(0, headline)
+        rule_ids.insert(0, "E-7")
+        all_notes.insert(0, headline)  # what happened first: it brought the retirement
         headline = (
             f"{after.name} must retire to a different life: Stress {after.stress} has reached "
             f"VIT {after.vit}."
@@ -169,4 +170,5 @@ def finish(
         rolls=tuple(rolls),
         notes=tuple(all_notes),
         public=public,
+        failed=failed,
     )

@@ -12,9 +12,13 @@ from rules.outcome import Outcome
 
 def revert(current: Sheet, before: Sheet, after: Sheet, command: str) -> Outcome:
     """U-3: the fields the change (`before` → `after`) changed go back to what they were
-    before it; every other field keeps its current value, bookkeeping logged since included."""
-    was, became = before.model_dump(), after.model_dump()
-    restored = {key: value for key, value in was.items() if became[key] != value}
+    before it; every other field keeps its current value, and so does a field bookkeeping
+    logged since has changed again (a reaction count a new fight reset stays reset)."""
+    was, became, now = before.model_dump(), after.model_dump(), current.model_dump()
+    # Changed by that event, and not by any logged since (those are bookkeeping: they stay).
+    restored = {
+        key: value for key, value in was.items() if became[key] != value and now[key] == became[key]
+    }
     try:
         reverted = Sheet.model_validate({**current.model_dump(), **restored})
     except ValidationError:  # an old event, from before a range was narrowed

@@ -39,6 +39,7 @@ class Outcome(BaseModel):
     rolls: tuple[Roll, ...] = ()
     notes: tuple[str, ...] = ()
     public: bool = True
+    failed: bool = False  # a check that failed (a Medicine check, a pushed Check)
 
     @cached_property
     def changes(self) -> list[Change]:
@@ -78,8 +79,14 @@ def _emotion(emotion: Emotion) -> Callable[[Sheet], str]:
     return lambda s: f"{s.stack(emotion)}/{s.threshold}"
 
 
+def _stack(emotion: Emotion) -> Callable[[Sheet], object]:
+    return lambda s: s.stack(emotion)
+
+
 # U-2: every field a player can see, as it is written everywhere (`VIT 3/10` is written
 # `VIT 3` in a change: the maximum has its own row). V-7 reads `VIT 1 → -1 · Up → Critical`.
+# An emotion is written `Fear 1/4` but changes only when its stack does (the threshold has its
+# own row): those rows say what they compare (SAME_WHEN).
 VISIBLE: tuple[tuple[str, Callable[[Sheet], str]], ...] = (
     ("VIT", lambda s: str(s.vit)),
     ("State", lambda s: s.state.value),
@@ -110,6 +117,7 @@ BOOKKEEPING: tuple[tuple[str, Callable[[Sheet], str]], ...] = (
     ("Recovery roll made this round", lambda s: _yes(s.recovered_this_round)),
 )
 BOOKKEEPING_FIELDS = ("reactions_taken", "early_this_round", "recovered_this_round")
+SAME_WHEN: dict[str, Callable[[Sheet], object]] = {e.label: _stack(e) for e in Emotion}
 
 
 def _rows(
@@ -117,6 +125,9 @@ def _rows(
 ) -> list[Change]:
     changed = []
     for label, show in fields:
+        same = SAME_WHEN.get(label)
+        if same is not None and same(before) == same(after):
+            continue
         old, new = show(before), show(after)
         if old != new:
             changed.append(Change(label=label, before=old, after=new))

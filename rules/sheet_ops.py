@@ -8,13 +8,15 @@ from collections.abc import Mapping
 
 from pydantic import ValidationError
 
-from rules.condition import finish, must_retire
+from rules.condition import breakdown_started, finish, must_retire
 from rules.errors import RuleError
 from rules.models import Emotion, GuildSettings, Sheet, State
 from rules.outcome import BOOKKEEPING_FIELDS, Outcome
 
 # The fields that describe the character (its build), and those that hold its state.
 EDITABLE = ("name", "max_vit", "res", "con_base", "humility", "composure", "insight", "threshold")
+# How the command options name them, where they differ (the CON die is written `con:d8`).
+OPTIONS = {"con_base": "con"}
 SETTABLE = ("vit", "stamina", "stress", "anger", "fear", "sadness", "guilt", "con_wounds")
 # P-5: the build fields that change what the rules decide, as a refusal names them.
 RULE_FIELDS = {
@@ -94,7 +96,8 @@ def create_sheet(name: str, owner_id: int, settings: GuildSettings, **fields: ob
 
 
 def _breakdown_from_stacks(sheet: Sheet, notes: list[str], rules: list[str]) -> Sheet:
-    """E-1: a stack at its threshold outside Breakdown begins one (after an edit or a set)."""
+    """E-1: a stack at its threshold outside Breakdown begins one (after an edit or a set);
+    E-6 in full, as whenever a Breakdown begins."""
     if sheet.breakdown is not None:
         return sheet
     for emotion in Emotion:
@@ -103,8 +106,10 @@ def _breakdown_from_stacks(sheet: Sheet, notes: list[str], rules: list[str]) -> 
                 f"{emotion.label} is at the threshold ({sheet.threshold}): "
                 "a Breakdown begins (E-1)."
             )
-            rules.append("E-1")
-            return sheet.update(breakdown=emotion)
+            rules += ["E-1", "E-6"]
+            started = sheet.update(breakdown=emotion)
+            notes.append(breakdown_started(started))
+            return started
     return sheet
 
 
@@ -124,7 +129,8 @@ def edit_sheet(sheet: Sheet, *, by_gm: bool, in_combat: bool, **fields: object) 
     VIT, Stamina and stacks are clamped to new maxima."""
     given = _fields(fields, EDITABLE)
     if not given:
-        raise RuleError(f"Nothing to change: give at least one of {', '.join(EDITABLE)}.")
+        named = ", ".join(OPTIONS.get(field, field) for field in EDITABLE)
+        raise RuleError(f"Nothing to change: give at least one of {named}.")
     ruled = [f for f in RULE_FIELDS if f in given and given[f] != getattr(sheet, f)]
     why = None if by_gm or not ruled else _owner_may_edit_rules(sheet, in_combat)
     if why is not None:
@@ -168,7 +174,10 @@ def set_fields(sheet: Sheet, settings: GuildSettings, **fields: object) -> Outco
     rules = ["P-3"]
     after = _breakdown_from_stacks(after, notes, rules)
     named = ", ".join(LABELS[f].removeprefix("The ") for f in given)
-    headline = f"The GM sets {named} for {sheet.name}."
+    if after == sheet:
+        headline = f"Nothing changes: {sheet.name} already has those values."
+    else:
+        headline = f"The GM sets {named} for {sheet.name}."
     return finish("set", sheet, after, rules, headline=headline, settings=settings, notes=notes)
 
 
@@ -223,11 +232,19 @@ def import_sheet(
         raise RuleError("The sheet in that file has no name.")
     build.setdefault("threshold", settings.emotion_threshold)
     state = {key: data[key] for key in IMPORTED_STATE if key in data}
+    if "stamina" not in state and "con_wounds" in state:
+        # Stamina left out: full, for the die the wounds leave (S-1, S-2).
+        wounded = _strict({"owner_id": owner_id, **build, "con_wounds": state["con_wounds"]})
+        state["stamina"] = wounded.max_stamina
     fresh = _strict({"owner_id": owner_id, **build})
     fresh = _fresh(fresh.model_dump())
     imported = _strict({**fresh.model_dump(), **state})  # every value in range, by_gm or not
     if not by_gm:
-        left_out = [key for key in state if getattr(imported, key) != getattr(fresh, key)]
+        left_out = [
+            key
+            for key in IMPORTED_STATE
+            if key in data and getattr(imported, key) != getattr(fresh, key)
+        ]
         return fresh, left_out
     notes: list[str] = []
     imported = _breakdown_from_stacks(imported, notes, [])

@@ -126,7 +126,10 @@ def push(
     if sheet.breakdown is not None:
         rules.append("E-6")
         notes.append(breakdown_reminder(sheet))
-    return finish("push", sheet, after, rules, headline=headline, rolls=rolls, notes=notes)
+    failed = any(getattr(r, "success", None) is False for r in rolls)
+    return finish(
+        "push", sheet, after, rules, headline=headline, rolls=rolls, notes=notes, failed=failed
+    )
 
 
 def spend(sheet: Sheet, amount: int, reason: str) -> Outcome:

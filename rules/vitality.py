@@ -332,4 +332,6 @@ def first_aid(
     else:
         headline = f"First aid works: {name} has advantage on its next recovery roll."
         after = sheet.update(advantage=True)
-    return finish("first_aid", sheet, after, ["F-1"], headline=headline, rolls=rolls)
+    return finish(
+        "first_aid", sheet, after, ["F-1"], headline=headline, rolls=rolls, failed=not success
+    )

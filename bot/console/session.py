@@ -149,8 +149,6 @@ class Console:
             return f"{member.name} (a member of another server)"
         return f"{member.name} (GM)" if member.manage_guild else f"{member.name} (player)"
 
-    _describe = describe  # the name earlier versions had
-
     # --- output ----------------------------------------------------------------------------
 
     def print(self, text: str = "") -> None:

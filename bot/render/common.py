@@ -35,7 +35,7 @@ STATE_COLOURS: dict[State, int] = {
     State.RETIRED: 0x808B96,  # grey
 }
 EMOTION_COLOUR = 0xA970E0  # purple: emotions, Stress, Breakdowns
-FAILURE_COLOUR = 0xC9564A  # brick: a failed check, never green
+FAILURE_COLOUR = 0xD35F4E  # brick: a failed check, never green
 LAST_GASP_COLOUR = 0x1F8FD1  # the Last Gasp's own colour
 INFO_COLOUR = 0x6A75F2  # replies about no single character (lists, settings)
 COLOUR_NAMES = {

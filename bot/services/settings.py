@@ -30,7 +30,7 @@ def _validated(current: GuildSettings, changes: dict[str, Any]) -> GuildSettings
         first = error.errors()[0]
         field = str(first["loc"][0]) if first["loc"] else "settings"
         field = _OPTION.get(field, field)
-        message = first["msg"].removeprefix("Value error, ")
+        message = str(first["msg"]).removeprefix("Value error, ").rstrip(".")
         raise RuleError(
             "{field}: {message}. Nothing was changed.", field=field, message=message
         ) from None

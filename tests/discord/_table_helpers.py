@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bot.offline import Result
+from tests.discord import conftest
 
 REFUSAL_MAX_SENTENCES = 3
 
@@ -30,9 +31,6 @@ def public(result: Result) -> dict:
 
 
 def assert_no_pings(result: Result) -> None:
-    """Every message the bot sent allows no mention at all."""
+    """Every message the bot sent allows no mention at all (conftest.assert_no_pings)."""
     for request in result.requests:
-        body = request.payload if isinstance(request.payload, dict) else {}
-        data = body.get("data", body) if "type" in body else body
-        if isinstance(data, dict) and ("content" in data or "embeds" in data):
-            assert data.get("allowed_mentions") == {"parse": []}, f"may ping: {data!r}"
+        conftest.assert_no_pings(request)

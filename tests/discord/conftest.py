@@ -38,8 +38,12 @@ Running things:
         harness.validated(await harness.driver.feed(payload)) (see bot/offline/__init__.py)
 
 Checks (module functions here): assert_refused(result, *fragments) -> the ephemeral text, no
-embed; assert_no_pings(request) runs on every body. Fixture strict_spec_validator: the validator,
-or a skip saying why the spec is absent (for tests about validation itself).
+embed; assert_no_pings(request) runs on every body (interaction answers, followups, and the
+bot's own channel messages: the status boards). Every request the bot made during the test,
+those of no interaction too (a board's edits), is checked again when the test ends. Fixture
+strict_spec_validator: the validator, or a skip saying why the spec is absent (for tests about
+validation itself). Fixture any_harness: the same harness on SQLite and, when TEST_DATABASE_URL
+names a PostgreSQL server, on PostgreSQL in a database of its own.
 
 Reading the result (`bot.offline.Result`):
     result.reply (first message) .content .embeds .embed .ephemeral .components .files
@@ -49,32 +53,57 @@ Reading the result (`bot.offline.Result`):
 Setting up state without commands (straight through bot.db, in the harness guild by default):
     await harness.add_character(name, owner=member, **sheet_fields) -> Sheet
         any Sheet field: described ones (res, max_vit…) through create_sheet, state (vit,
-        stamina, stacks, breakdown, flags) set on top; guild=harness.other_guild elsewhere
-    await harness.sheet(name) -> Sheet ; await harness.update(name, **fields) -> Sheet
-    await harness.history(name) -> the logged events, newest first ([] = nothing changed)
+        stamina, stacks, breakdown, flags) set on top; guild=harness.other_guild elsewhere;
+        logged=True also logs its creation, as /character create does (else no event)
+    await harness.sheet(name) -> Sheet ; await harness.row(name) -> CharacterRow (its id)
+    await harness.update(name, **fields) -> Sheet  (no event: as if it had always been so)
+    await harness.history(name, limit=100, bookkeeping=False) -> the logged events (bot.db
+        records.Event), newest first: changes only (U-2) unless bookkeeping=True ([] with
+        bookkeeping=True: nothing logged at all). history(character_id=…) reaches a deleted
+        character's log.
+    await harness.events("settings set") -> every event of the guild (of one command), oldest
+        first, the guild's own too (combat, rounds, days, settings: character_id None)
+    await harness.snapshot() -> every row of every table (assert a refusal changed nothing:
+        `before = await harness.snapshot(); …; assert await harness.snapshot() == before`)
+    await harness.refusal(member, "cmd", "fragment", …, **options) -> the refusal's text, once
+        it is checked private, plain, saying each fragment, and every table unchanged
     await harness.settings(gm_role_id=harness.guild.roles["GM"], death_rule="instant")
     await harness.select(member, name)            the member's active character
     await harness.start_combat(["Roryn"])         combat in harness.guild's channel
-    harness.script("C H M")                       the next Narateer faces (default die MMMHHC)
+    harness.script("C H M")                       the next Narateer faces (default die MMMHHC);
+                                                  returns the ScriptedRandom (.remaining)
     harness.script_values(7, 3)                   raw values for randint/randrange (d10 → 7)
+    harness.db                                    the bot's bot.db Database (.engine, .transaction)
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import os
 import re
-from collections.abc import Iterable, Sequence
+import uuid
+from collections.abc import AsyncIterator, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import select
+from sqlalchemy.engine import make_url
 
 from bot.app import create_bot
+from bot.db.engine import READ_ONLY
+from bot.db.events import _event
+from bot.db.records import CharacterRow, Event
+from bot.db.tables import events, metadata
 from bot.offline import Member, OfflineDriver, Request, Result
 from rules.dice import ScriptedRandom
-from rules.models import Sheet
+from rules.models import GuildSettings, Sheet
 from rules.sheet_ops import EDITABLE, create_sheet
 from tests import discord_spec
+
+PG_SERVER = os.environ.get("TEST_DATABASE_URL")
+SKIP_PG = "TEST_DATABASE_URL is not set: the PostgreSQL run of this test is skipped"
 
 # --- Discord's OpenAPI description: one validator per body schema, built once per session ----
 
@@ -165,8 +194,16 @@ def strict_spec_validator(spec_validator: SpecValidator | NoSpec) -> SpecValidat
     return spec_validator
 
 
+_MESSAGE_PATHS = (
+    "/webhooks/",  # an interaction's followups and edits
+    "/channels/{channel_id}/messages",  # the bot's own channel messages (the status boards)
+)
+
+
 def assert_no_pings(request: Request) -> None:
-    """Every message body the bot sends allows no mention at all (COMMANDS.md: never pings)."""
+    """Every message body the bot sends allows no mention at all (docs/commands.md: never
+    pings): interaction answers, followups and edits, and the bot's own channel messages. Other
+    bodies (command sync, application emoji) carry no message."""
     body = request.payload
     if not isinstance(body, dict):
         return
@@ -174,7 +211,7 @@ def assert_no_pings(request: Request) -> None:
         if body.get("type") not in (4, 7):  # only these two carry a message
             return
         body = body.get("data") or {}
-    elif not request.path.startswith("/webhooks/") or request.method not in ("POST", "PATCH"):
+    elif not request.path.startswith(_MESSAGE_PATHS) or request.method not in ("POST", "PATCH"):
         return
     if "content" in body or "embeds" in body:
         assert body.get("allowed_mentions") == {"parse": []}, f"may ping: {body!r}"
@@ -209,6 +246,7 @@ class Harness:
         self.gm = self.member("Gemma", manage_guild=True)
         self.gm_role = self.member("Rolf", roles=(self.GM_ROLE,))
         self.outsider = driver.member(self.other_guild, "Mallory", manage_guild=True)
+        self._checked: set[int] = set()  # id() of the requests already checked
 
     @property
     def db(self) -> Any:
@@ -221,12 +259,34 @@ class Harness:
 
     def validated(self, result: Result) -> Result:
         for request in result.requests:
-            self.validator.check(request)
-            assert_no_pings(request)
+            self._check(request)
         return result
+
+    def _check(self, request: Request) -> None:
+        self.validator.check(request)
+        assert_no_pings(request)
+        self._checked.add(id(request))
+
+    def check_all_requests(self) -> None:
+        """Every request the bot made that no result showed (a status board's edits, a
+        confirmation's timeout): validated and checked for pings, as the others were."""
+        for request in list(self.driver.requests):
+            if id(request) not in self._checked:
+                self._check(request)
 
     async def run(self, member: Member, command: str, /, **options: Any) -> Result:
         return self.validated(await self.driver.invoke(member, command, **options))
+
+    async def refusal(
+        self, member: Member, command: str, /, *fragments: str, **options: Any
+    ) -> str:
+        """Run a command that must be refused: a private text saying each fragment (no embed),
+        and every table exactly as it was (docs/commands.md: a refused command changes
+        nothing). Returns the text."""
+        before = await self.snapshot()
+        text = assert_refused(await self.run(member, command, **options), *fragments)
+        assert await self.snapshot() == before, f"/{command} was refused but changed the tables"
+        return text
 
     async def complete(
         self, member: Member, command: str, focused: str, /, **options: Any
@@ -244,22 +304,40 @@ class Harness:
     # state, straight through the database
 
     async def add_character(
-        self, name: str, *, owner: Member | None = None, guild: Any = None, **fields: Any
+        self,
+        name: str,
+        *,
+        owner: Member | None = None,
+        guild: Any = None,
+        logged: bool = False,
+        **fields: Any,
     ) -> Sheet:
+        """A character as if it had always been so: no event, unless `logged` (then its
+        creation is logged as /character create logs it, by its owner)."""
         owner = owner or self.owner
         guild_id = (guild or owner.guild).id
         described = {k: v for k, v in fields.items() if k in EDITABLE}
         state = {k: v for k, v in fields.items() if k not in EDITABLE}  # vit, flags, stacks…
         async with self.db.transaction(guild_id) as uow:
             sheet = create_sheet(name, owner.user_id, await uow.settings(), **described)
+            if state and "stamina" not in state:  # CON wounds lower the maximum (S-2)
+                draft = sheet.update(**state, stamina=0)
+                state["stamina"] = min(sheet.stamina, draft.max_stamina)
             row = await uow.add_character(sheet.update(**state) if state else sheet)
+            if logged:
+                inputs = {"name": name, "owner_id": owner.user_id}
+                await uow.log(row.id, owner.user_id, "character create", inputs, after=row.sheet)
         return row.sheet
 
-    async def sheet(self, name: str, *, guild: Any = None) -> Sheet:
+    async def row(self, name: str, *, guild: Any = None) -> CharacterRow:
+        """The character's row: its id (buttons, `deleted:<id>`) and sheet."""
         async with self.db.transaction((guild or self.guild).id, read_only=True) as uow:
             row = await uow.character(name, lock=False)
         assert row is not None, f"no character {name!r}"
-        return row.sheet
+        return row
+
+    async def sheet(self, name: str, *, guild: Any = None) -> Sheet:
+        return (await self.row(name, guild=guild)).sheet
 
     async def update(self, name: str, *, guild: Any = None, **fields: Any) -> Sheet:
         async with self.db.transaction((guild or self.guild).id) as uow:
@@ -269,12 +347,52 @@ class Harness:
             await uow.save_character(row.id, sheet)
         return sheet
 
-    async def history(self, name: str, *, guild: Any = None) -> list[Any]:
-        """The character's logged events, newest first."""
+    async def history(
+        self,
+        name: str | None = None,
+        *,
+        character_id: int | None = None,
+        limit: int = 100,
+        bookkeeping: bool = False,
+        guild: Any = None,
+    ) -> list[Event]:
+        """The character's logged events, newest first: its changes (U-2), bookkeeping too
+        when asked. By name, or by `character_id` (a deleted character's log stays)."""
         async with self.db.transaction((guild or self.guild).id, read_only=True) as uow:
-            row = await uow.character(name, lock=False)
-            assert row is not None, f"no character {name!r}"
-            return await uow.history(row.id, 100)
+            if character_id is None:
+                assert name is not None, "name the character, or give its id"
+                row = await uow.character(name, lock=False)
+                assert row is not None, f"no character {name!r}"
+                character_id = row.id
+            return await uow.history(character_id, limit, bookkeeping=bookkeeping)
+
+    async def events(self, command: str | None = None, *, guild: Any = None) -> list[Event]:
+        """Every event of the guild (of one command, if named), oldest first, characters'
+        and the guild's own (combat, rounds, days, settings)."""
+        guild_id = (guild or self.guild).id
+        stmt = select(events).where(events.c.guild_id == guild_id)
+        if command is not None:
+            stmt = stmt.where(events.c.command == command)
+        async with self.db.engine.connect() as conn:
+            conn = await conn.execution_options(**{READ_ONLY: True})
+            records = (await conn.execute(stmt.order_by(events.c.id))).all()
+        return [_event(record) for record in records]
+
+    async def snapshot(self) -> dict[str, list[dict[str, Any]]]:
+        """Every row of every table, as the driver returns it (JSON as stored text), in key
+        order, plus SQLite's autoincrement counters: equal snapshots, unchanged database."""
+        found: dict[str, list[dict[str, Any]]] = {}
+        async with self.db.engine.connect() as conn:
+            conn = await conn.execution_options(**{READ_ONLY: True})  # no write lock to read
+            keys = {t.name: [c.name for c in t.primary_key.columns] for t in metadata.sorted_tables}
+            if conn.dialect.name == "sqlite":
+                keys["sqlite_sequence"] = ["name"]
+            for table, key in keys.items():
+                rows = await conn.exec_driver_sql(
+                    f"SELECT * FROM {table} ORDER BY {', '.join(key)}"
+                )
+                found[table] = [dict(row) for row in rows.mappings().all()]
+        return found
 
     async def select(self, member: Member, name: str) -> None:
         async with self.db.transaction(member.guild.id) as uow:
@@ -291,31 +409,85 @@ class Harness:
                 assert row is not None, f"no character {name!r}"
                 await uow.add_member(combat.id, row.id)
 
-    async def settings(self, *, guild: Any = None, **changes: Any) -> Any:
-        """Change the guild settings directly (e.g. gm_role_id=harness.guild.roles["GM"])."""
+    async def settings(self, *, guild: Any = None, **changes: Any) -> GuildSettings:
+        """Change the guild settings directly (e.g. gm_role_id=harness.guild.roles["GM"]);
+        with no change, read them."""
         async with self.db.transaction((guild or self.guild).id) as uow:
             current = await uow.settings()
-            settings = type(current).model_validate({**current.model_dump(), **changes})
+            if not changes:
+                return current
+            settings = GuildSettings.model_validate({**current.model_dump(), **changes})
             await uow.save_settings(settings)
         return settings
 
     # dice
 
-    def script(self, faces: str, die: str = "MMMHHC") -> None:
+    def script(self, faces: str, die: str = "MMMHHC") -> ScriptedRandom:
         """The next Narateer dice show these faces (D-5)."""
         self.bot.rng = ScriptedRandom.faces(faces, die)
+        return self.bot.rng
 
-    def script_values(self, *values: int) -> None:
+    def script_values(self, *values: int) -> ScriptedRandom:
         self.bot.rng = ScriptedRandom(values)
+        return self.bot.rng
+
+
+@contextlib.asynccontextmanager
+async def started(url: str, validator: SpecValidator | NoSpec) -> AsyncIterator[Harness]:
+    """A bot on `url`, set up and ready; every request it made checked when the block ends."""
+    bot = create_bot(url, rng=ScriptedRandom())
+    driver = OfflineDriver(bot)
+    await driver.start()
+    try:
+        harness = Harness(driver, validator)
+        yield harness
+        harness.check_all_requests()
+    finally:
+        await driver.close()
 
 
 @pytest.fixture
 async def harness(tmp_path: Path, spec_validator: SpecValidator | NoSpec) -> Any:
     """A fresh bot on a fresh SQLite file, set up and ready; closed after the test."""
-    bot = create_bot(f"sqlite+aiosqlite:///{tmp_path / 'lastgasp.db'}", rng=ScriptedRandom())
-    driver = OfflineDriver(bot)
-    await driver.start()
+    async with started(f"sqlite+aiosqlite:///{tmp_path / 'lastgasp.db'}", spec_validator) as h:
+        yield h
+
+
+@contextlib.asynccontextmanager
+async def postgres_database(server_url: str) -> AsyncIterator[str]:
+    """A fresh database on the test server (the bot takes a URL, not a search_path), dropped
+    afterwards even when the test fails."""
+    import asyncpg
+
+    name = f"lastgasp_discord_{uuid.uuid4().hex[:12]}"
+    dsn = make_url(server_url).set(drivername="postgresql").render_as_string(hide_password=False)
+    admin = await asyncpg.connect(dsn)
     try:
-        yield Harness(driver, spec_validator)
+        await admin.execute(f'CREATE DATABASE "{name}"')
+        try:
+            yield make_url(server_url).set(database=name).render_as_string(hide_password=False)
+        finally:
+            await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
     finally:
-        await driver.close()
+        await admin.close()
+
+
+@pytest.fixture(
+    params=[
+        pytest.param("sqlite", id="sqlite"),
+        pytest.param("postgresql", id="postgresql", marks=pytest.mark.postgres),
+    ]
+)
+async def any_harness(
+    request: pytest.FixtureRequest, tmp_path: Path, spec_validator: SpecValidator | NoSpec
+) -> Any:
+    """The harness on SQLite and on PostgreSQL (skipped, saying why, without
+    TEST_DATABASE_URL): for the rules whose refusals must leave every table unchanged on both."""
+    if request.param == "sqlite":
+        async with started(f"sqlite+aiosqlite:///{tmp_path / 'lastgasp.db'}", spec_validator) as h:
+            yield h
+        return
+    if not PG_SERVER:
+        pytest.skip(SKIP_PG)
+    async with postgres_database(PG_SERVER) as url, started(url, spec_validator) as h:
+        yield h

@@ -1,51 +1,84 @@
-"""/emotion, /relief, /breakdown driven as Discord drives them (seed 002)."""
+"""/emotion, /relief, /breakdown driven as Discord drives them (docs/rules.md, Emotions, Stress
+and Breakdown). Emotions and Breakdowns are purple; the Breakdown's effects are shown in full
+when it begins (E-6)."""
 
 from __future__ import annotations
 
 import pytest
 
-from bot.render.common import STATE_COLOURS
-from rules.emotions import ADDRESS_ACTIONS
+from bot.render.common import EMOTION_COLOUR, STATE_COLOURS
+from rules.emotion_texts import ADDRESS_ACTIONS, BREAKDOWN_EFFECTS
 from rules.models import Emotion, State
 from tests.discord.conftest import assert_refused
 
-GREY = STATE_COLOURS[State.RETIRED][0]
+GREY = STATE_COLOURS[State.RETIRED]
 
 
 async def unchanged(harness, name, before):
     assert await harness.sheet(name) == before
-    assert await harness.history(name) == []
+    assert await harness.history(name, bookkeeping=True) == []
 
 
-# /emotion (E-1, E-2, E-7)
+def lines(result) -> list[str]:
+    return result.embed["description"].splitlines()
+
+
+# /emotion (E-1, E-2, E-7, E-10)
 
 
 async def test_raise_one_stage_by_default_E_1(harness):
     await harness.add_character("Roryn")
     result = await harness.run(harness.owner, "emotion", character="Roryn", emotion="anger")
     assert not result.ephemeral
-    assert result.embed["title"] == "Roryn · Emotion"
-    assert result.embed["description"] == "Anger 0/4 → 1/4"
-    assert result.embed["footer"]["text"] == "Rules: E-1"
+    assert result.embed["title"] == "🟢 Roryn · Emotion"
+    assert result.embed["color"] == EMOTION_COLOUR
+    assert lines(result) == ["**Roryn's Anger rises: Anger 1/4.**", "Anger 0/4 → 1/4"]
+    assert result.embed["footer"]["text"] == "Rules: E-1 · E-10"
+    [event] = await harness.history("Roryn")
+    assert event.inputs == {"emotion": "anger", "stages": 1, "cause": "other"}
 
 
-async def test_reaching_the_threshold_starts_a_breakdown_E_1_E_2(harness):
+async def test_reaching_the_threshold_starts_a_breakdown_E_1_E_2_E_6(harness):
     await harness.add_character("Roryn")
     result = await harness.run(
         harness.owner, "emotion", character="Roryn", emotion="anger", stages=5
     )
-    lines = result.embed["description"].splitlines()
-    assert lines[:3] == ["Stress 0 → 1", "Anger 0/4 → 4/4", "Breakdown none → Anger"]
-    assert "Roryn falls into a Breakdown of Anger." in lines
-    assert "+1 Stress instead of Anger (E-2)." in lines
-    assert any(line.startswith("Roryn is in a Breakdown of Anger (E-6)") for line in lines)
+    assert lines(result) == [
+        "**Roryn falls into a Breakdown of Anger, and +1 Stress.**",
+        "Stress 0 → 1 · Anger 0/4 → 4/4 · Breakdown none → Anger",
+        f"In a Breakdown of Anger (E-6): {BREAKDOWN_EFFECTS[Emotion.ANGER]}",  # once, in full
+    ]
+    sheet = await harness.sheet("Roryn")
+    assert (sheet.anger, sheet.stress, sheet.breakdown) == (4, 1, Emotion.ANGER)
+
+
+async def test_in_breakdown_an_emotion_raises_stress_in_one_line_E_2(harness):
+    await harness.add_character("Roryn", anger=4, breakdown=Emotion.ANGER)
+    result = await harness.run(harness.owner, "emotion", character="Roryn", emotion="fear")
+    assert lines(result) == [
+        "**Roryn is in a Breakdown: Fear rises as Stress instead, +1 (Stress 1).**",
+        "Stress 0 → 1",
+    ]
+    assert BREAKDOWN_EFFECTS[Emotion.ANGER] not in result.embed["description"]  # no wall again
 
 
 async def test_stress_reaching_vit_retires_E_7(harness):
     await harness.add_character("Roryn", vit=1, anger=4, breakdown=Emotion.ANGER)
     result = await harness.run(harness.gm, "emotion", character="Roryn", emotion="fear")
-    assert "Up → Retired" in result.embed["description"]
+    assert result.embed["title"] == "🕊️ Roryn · Emotion"
+    assert lines(result)[:2] == [
+        "**Roryn must retire to a different life: Stress 1 has reached VIT 1.**",
+        "Up → Retired · Stress 0 → 1",
+    ]
     assert result.embed["color"] == GREY
+    assert (await harness.sheet("Roryn")).retired
+
+
+async def test_a_retired_character_raises_no_emotion_E_7(harness):
+    before = await harness.add_character("Roryn", stress=3, retired=True)
+    result = await harness.run(harness.gm, "emotion", character="Roryn", emotion="fear")
+    assert_refused(result, "Roryn is Retired", "/character revive")
+    await unchanged(harness, "Roryn", before)
 
 
 @pytest.mark.parametrize(
@@ -54,6 +87,7 @@ async def test_stress_reaching_vit_retires_E_7(harness):
         ({"emotion": "anger", "stages": 21}, "`stages` must be between 1 and 20"),
         ({"emotion": "anger", "stages": 0}, "`stages` must be between 1 and 20"),
         ({"emotion": "joy"}, "`emotion` must be one of anger, fear, sadness, guilt"),
+        ({"emotion": "fear", "cause": "nightmare"}, "`cause` must be one of"),
     ],
 )
 async def test_emotion_options_are_checked_again(harness, options, message):
@@ -74,7 +108,7 @@ async def test_emotion_permissions_P_4(harness):
     )
     await unchanged(harness, "Roryn", before)
     result = await harness.run(harness.gm, "emotion", character="Roryn", emotion="fear")
-    assert result.embed["description"] == "Fear 0/4 → 1/4"
+    assert lines(result) == ["**Roryn's Fear rises: Fear 1/4.**", "Fear 0/4 → 1/4"]
 
 
 # /relief (E-3..E-5)
@@ -83,19 +117,35 @@ async def test_emotion_permissions_P_4(harness):
 async def test_relief_by_drive_clears_the_stacks_once_a_day_E_3(harness):
     await harness.add_character("Roryn", anger=2, fear=1)
     result = await harness.run(harness.owner, "relief", character="Roryn", method="drive")
-    assert result.embed["description"] == (
-        "Anger 2/4 → 0/4\nFear 1/4 → 0/4\nRelief used today no → yes\n\nEvery emotion is cleared."
-    )
+    assert result.embed["title"] == "🟢 Roryn · Relief"
+    assert result.embed["color"] == EMOTION_COLOUR
+    assert lines(result) == [
+        "**Roryn finds relief (drive): every emotion is cleared.**",
+        "Anger 2/4 → 0/4 · Fear 1/4 → 0/4 · Relief used today no → yes",
+    ]
+    before = await harness.sheet("Roryn")
     again = await harness.run(harness.owner, "relief", character="Roryn", method="reward")
     assert_refused(again, "already had relief today", "/day")
+    assert await harness.sheet("Roryn") == before
 
 
 async def test_relief_with_nothing_stacked_gives_the_daily_bonus_E_4(harness):
     await harness.add_character("Roryn")
     result = await harness.run(harness.owner, "relief", character="Roryn", method="reward")
-    assert "+3 daily bonus no → yes" in result.embed["description"]
+    assert lines(result) == [
+        "**Roryn finds relief (reward) with no emotion stacked: +3 on all Action Rolls until "
+        "the end of the day.**",
+        "Relief used today no → yes · +3 daily bonus no → yes",
+    ]
     refused = await harness.run(harness.gm, "relief", character="Roryn", method="address")
     assert_refused(refused, "already had relief today")
+
+
+async def test_address_with_nothing_stacked_is_refused_E_4(harness):
+    before = await harness.add_character("Roryn")
+    result = await harness.run(harness.owner, "relief", character="Roryn", method="address")
+    assert_refused(result, "no stacked emotion to address (E-4)")
+    await unchanged(harness, "Roryn", before)
 
 
 async def test_address_asks_which_of_tied_emotions_E_3(harness):
@@ -106,16 +156,21 @@ async def test_address_asks_which_of_tied_emotions_E_3(harness):
     result = await harness.run(
         harness.owner, "relief", character="Roryn", method="address", emotion="guilt"
     )
-    assert (
-        f"Roryn addresses Guilt: {ADDRESS_ACTIONS[Emotion.GUILT]}" in (result.embed["description"])
-    )
+    assert lines(result) == [
+        "**Roryn addresses Guilt: every emotion is cleared.**",
+        "Anger 2/4 → 0/4 · Guilt 2/4 → 0/4 · Relief used today no → yes",
+        f"To address Guilt: {ADDRESS_ACTIONS[Emotion.GUILT]}",  # the seed's table
+    ]
 
 
 async def test_address_ends_a_breakdown_E_5(harness):
     await harness.add_character("Roryn", anger=4, stress=1, breakdown=Emotion.ANGER)
     result = await harness.run(harness.owner, "relief", character="Roryn", method="address")
-    assert "Breakdown Anger → none" in result.embed["description"]
-    assert "The Breakdown is overcome; Stress stays (E-5)." in result.embed["description"]
+    assert lines(result)[:2] == [
+        "**Roryn addresses Anger and overcomes the Breakdown: every emotion is cleared; Stress "
+        "stays at 1.**",
+        "Anger 4/4 → 0/4 · Breakdown Anger → none",
+    ]
     assert not (await harness.sheet("Roryn")).relief_used_today  # not the daily relief (E-5)
 
 
@@ -139,6 +194,12 @@ async def test_relief_refusals(harness):
     await unchanged(harness, "Roryn", before)
 
 
+async def test_the_gm_gives_relief_to_any_character_E_3(harness):
+    await harness.add_character("Roryn", sadness=3)
+    result = await harness.run(harness.gm, "relief", character="Roryn", method="reward")
+    assert lines(result)[1].startswith("Sadness 3/4 → 0/4")
+
+
 # /breakdown (E-8, E-9): the GM only (P-3)
 
 
@@ -150,13 +211,16 @@ async def test_a_failed_reaction_roll_starts_a_breakdown_E_9(harness):
     )
     assert not result.ephemeral
     embed = result.embed
-    assert embed["title"] == "Roryn · Situational breakdown"
-    [field] = embed["fields"]
-    assert field["name"] == "Reaction Roll (Composure)"
-    assert field["value"] == "`1d10` [4] +1 = **5** vs 6: failure"
-    assert embed["description"].startswith(
-        "Breakdown none → Fear\n\nFailure (5 against Pressure 6)."
-    )
+    assert embed["title"] == "🟢 Roryn · Situational breakdown"
+    assert embed["color"] == EMOTION_COLOUR
+    assert lines(result) == [
+        "**Roryn breaks down: the Reaction Roll fails (5 against Pressure 6); a Breakdown of "
+        "Fear begins.**",
+        "Breakdown none → Fear",
+        "Reaction Roll (Composure): `1d10` → 4, +1 Composure = 5 vs 6 ✗",  # the whole sum
+        f"In a Breakdown of Fear (E-6): {BREAKDOWN_EFFECTS[Emotion.FEAR]}",
+    ]
+    assert embed["footer"]["text"] == "Rules: E-8 · E-9 · E-6"
 
 
 async def test_a_successful_reaction_roll_changes_nothing_E_9(harness):
@@ -165,9 +229,12 @@ async def test_a_successful_reaction_roll_changes_nothing_E_9(harness):
     result = await harness.run(
         harness.gm, "breakdown", character="Roryn", emotion="sadness", pressure=6
     )
-    assert result.embed["description"] == (
-        "No change.\n\nSuccess (10 against Pressure 6): nothing happens (E-9)."
-    )
+    assert lines(result) == [
+        "**Roryn holds firm: the Reaction Roll succeeds (10 against Pressure 6), nothing "
+        "happens.**",
+        "Reaction Roll (Composure): `1d10` → 9, +1 Composure = 10 vs 6 ✓",
+    ]
+    assert (await harness.sheet("Roryn")).breakdown is None
 
 
 async def test_in_breakdown_the_roll_has_disadvantage_E_8(harness):
@@ -176,12 +243,14 @@ async def test_in_breakdown_the_roll_has_disadvantage_E_8(harness):
     result = await harness.run(
         harness.gm, "breakdown", character="Roryn", emotion="guilt", pressure=4
     )
-    kept, dropped = result.embed["fields"]
-    assert kept["value"] == "`1d10` [3] = **3** vs 4: failure"
-    assert dropped["name"] == "Reaction Roll (Insight), dropped for Disadvantage"
-    assert (
-        f"Roryn addresses Guilt: {ADDRESS_ACTIONS[Emotion.GUILT]}" in (result.embed["description"])
-    )
+    assert lines(result) == [
+        "**Roryn fails again in Breakdown (3 against Pressure 4): it must address Guilt on the "
+        "spot, which ends the Breakdown; every emotion is cleared, Stress stays.**",
+        "Anger 4/4 → 0/4 · Breakdown Anger → none",
+        "Reaction Roll (Insight): `1d10` → 3 vs 4 ✗",
+        "Reaction Roll (Insight), dropped (Disadvantage): `1d10` → 8 vs 4 ✓",
+        f"To address Guilt: {ADDRESS_ACTIONS[Emotion.GUILT]}",
+    ]
 
 
 async def test_a_physically_rolled_result_E_8(harness):
@@ -189,9 +258,7 @@ async def test_a_physically_rolled_result_E_8(harness):
     result = await harness.run(
         harness.gm, "breakdown", character="Roryn", emotion="anger", pressure=4, roll=7
     )
-    [field] = result.embed["fields"]
-    assert field["name"] == "Reaction Roll (Humility) · entered by hand"
-    assert field["value"] == "`1d10` [7] = **7** vs 4: success"
+    assert "Reaction Roll (Humility) · entered by hand: `1d10` → 7 vs 4 ✓" in lines(result)
 
 
 async def test_only_the_gm_calls_a_breakdown_P_3(harness):
@@ -205,7 +272,7 @@ async def test_only_the_gm_calls_a_breakdown_P_3(harness):
     await harness.settings(gm_role_id=harness.guild.roles["GM"])
     harness.script_values(10)
     result = await harness.run(harness.gm_role, "breakdown", **options)
-    assert "Success (10 against Pressure 4)" in result.embed["description"]
+    assert "succeeds (10 against Pressure 4)" in lines(result)[0]
 
 
 async def test_breakdown_options_are_checked_again(harness):
@@ -217,11 +284,5 @@ async def test_breakdown_options_are_checked_again(harness):
     out_of_range = await harness.run(
         harness.gm, "breakdown", character="Roryn", emotion="anger", pressure=4, roll=11
     )
-    assert out_of_range.ephemeral
+    assert_refused(out_of_range)
     await unchanged(harness, "Roryn", before)
-
-
-async def test_the_gm_gives_relief_to_any_character_E_3(harness):
-    await harness.add_character("Roryn", sadness=3)
-    result = await harness.run(harness.gm, "relief", character="Roryn", method="reward")
-    assert result.embed["description"].startswith("Sadness 3/4 → 0/4")

@@ -10,7 +10,7 @@ import pytest
 from discord import app_commands
 from discord.webhook import async_ as webhook_async
 
-from bot.errors import NOT_IN_A_SERVER, SOMETHING_WENT_WRONG
+from bot.failures import NOT_IN_A_SERVER, SOMETHING_WENT_WRONG
 from bot.services import play
 from tests.discord.conftest import assert_refused
 
@@ -55,7 +55,7 @@ async def test_after_a_deferral_the_error_is_a_followup(harness, caplog):
 
 
 async def test_a_refusal_after_a_deferral_is_an_ephemeral_followup(harness):
-    from rules.outcome import RuleError
+    from rules.errors import RuleError
 
     @app_commands.command(name="late", description="refuses after deferring")
     async def late(interaction: discord.Interaction) -> None:
@@ -103,8 +103,8 @@ async def test_autocomplete_lists_own_characters_first(harness):
     await harness.add_character("Brat", owner=harness.outsider, guild=harness.other_guild)
     choices = await harness.complete(harness.owner, "damage", "character", character="br")
     assert choices == [
-        {"name": "Brom · Critical, VIT -1/10", "value": "Brom"},
-        {"name": "Bryn · Up, VIT 10/10", "value": "Bryn"},
+        {"name": "🟠 Brom · Critical, VIT -1/10", "value": "Brom"},
+        {"name": "🟢 Bryn · Up, VIT 10/10", "value": "Bryn"},
     ]
 
 
@@ -186,7 +186,7 @@ async def test_wrongly_typed_options_are_refused(harness, caplog, options, messa
 async def test_a_missing_required_option_is_refused(harness, caplog):
     with caplog.at_level(logging.ERROR):
         result = await raw_command(harness, harness.owner, "damage", [])
-    assert_refused(result, "out of date")
+    assert_refused(result, "`amount` is missing: give it a value and retry.")
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
 
 
@@ -224,7 +224,7 @@ def webhook_seam(request):
 
 async def test_a_reply_discord_refuses_is_not_denied_as_a_change(harness, caplog):
     """The change is committed before the reply: the user must not be told nothing changed."""
-    from bot.errors import REPLY_FAILED
+    from bot.failures import REPLY_FAILED
 
     await harness.add_character("Roryn")
     calls = []
@@ -246,5 +246,6 @@ async def test_a_reply_discord_refuses_is_not_denied_as_a_change(harness, caplog
     assert len(await harness.history("Roryn")) == 1
     [record] = caplog.records
     assert (
-        record.levelno == logging.WARNING and "the reply to /damage failed" in record.getMessage()
+        record.levelno == logging.WARNING
+        and "the reply to command /damage failed" in record.getMessage()
     )

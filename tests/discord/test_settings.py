@@ -1,4 +1,5 @@
-"""`/settings show|set` through the real command tree (RULES.md section 10, P-1, P-3)."""
+"""`/settings show|set` through the real command tree (docs/rules.md, Guild settings; P-1,
+P-3)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,15 @@ import pytest
 from sqlalchemy import select
 
 from bot.db.tables import events
-from rules.models import CriticalBleed, DeathRule, GuildSettings, ReactionReset
+from rules.models import (
+    CriticalBleed,
+    DeathRule,
+    DyingDamage,
+    GuildSettings,
+    LastGaspAdvantage,
+    ReactionReset,
+    RuleIds,
+)
 from tests.discord._table_helpers import public, refused
 
 
@@ -27,11 +36,15 @@ async def test_show_is_for_everyone(harness):
         "**gm_role**: none (Manage Server) (P-1)",
         "**die_faces**: `MMMHHC` (D-2)",
         "**death_rule**: thresholds (V-6)",
+        "**dying_damage**: nothing (V-8)",
         "**critical_bleed**: all_miss (R-4)",
+        "**last_gasp_advantage**: yes (R-6)",
         "**reaction_reset**: turn (S-5)",
         "**reaction_die**: `1d10` (E-8)",
         "**emotion_threshold**: 4 (E-1)",
+        "**rule_ids**: footer (replies)",
     ]
+    assert embed["footer"]["text"] == "The GM changes them with /settings set."
 
 
 async def test_set_every_setting_as_gm_and_log_it(harness):
@@ -41,24 +54,45 @@ async def test_set_every_setting_as_gm_and_log_it(harness):
         gm_role="GM",
         die_faces="mmhhcc",
         death_rule="instant",
+        dying_damage="kills",
         critical_bleed="no_crit",
+        last_gasp_advantage="no",
         reaction_reset="round",
         reaction_die="2d6kh1",
         emotion_threshold=6,
+        rule_ids="off",
     )
     embed = public(result)
     assert embed["title"] == "Settings changed"
-    assert "**death_rule**: thresholds → instant (V-6)" in embed["description"]
-    assert "**die_faces**: `MMMHHC` → `MMHHCC` (D-2)" in embed["description"]
+    assert embed["description"].splitlines() == [
+        f"**gm_role**: none (Manage Server) → <@&{harness.guild.roles['GM']}> (P-1)",
+        "**die_faces**: `MMMHHC` → `MMHHCC` (D-2)",
+        "**death_rule**: thresholds → instant (V-6)",
+        "**dying_damage**: nothing → kills (V-8)",
+        "**critical_bleed**: all_miss → no_crit (R-4)",
+        "**last_gasp_advantage**: yes → no (R-6)",
+        "**reaction_reset**: turn → round (S-5)",
+        "**reaction_die**: `1d10` → `2d6kh1` (E-8)",
+        "**emotion_threshold**: 4 → 6 (E-1)",
+        "**rule_ids**: footer → off (replies)",
+    ]
     assert await settings_of(harness) == GuildSettings(
         gm_role_id=harness.guild.roles["GM"],
         die_faces="MMHHCC",
         death_rule=DeathRule.INSTANT,
+        dying_damage=DyingDamage.KILLS,
         critical_bleed=CriticalBleed.NO_CRIT,
+        last_gasp_advantage=LastGaspAdvantage.NO,
         reaction_reset=ReactionReset.ROUND,
         reaction_die="2d6kh1",
         emotion_threshold=6,
+        rule_ids=RuleIds.OFF,
     )
+    # /settings show lists what was set
+    shown = public(await harness.run(harness.player, "settings show"))["description"]
+    assert "**dying_damage**: kills (V-8)" in shown
+    assert "**last_gasp_advantage**: no (R-6)" in shown
+    assert "**rule_ids**: off (replies)" in shown
     [event] = await settings_events(harness)
     assert event.character_id is None and event.user_id == harness.gm.user_id
     assert event.inputs["before"]["death_rule"] == "thresholds"
@@ -91,22 +125,37 @@ async def test_set_refusals_change_nothing(harness):
 @pytest.mark.parametrize(
     ("option", "value", "words"),
     [
-        ("die_faces", "MMHH", ("die_faces", "at least one C")),
-        ("die_faces", "MMXC", ("die_faces", "M, H and C")),
-        ("reaction_die", "1d", ("reaction_die",)),
-        ("reaction_die", "1d2000", ("reaction_die",)),
+        # a refusal escapes what it quotes: `die\_faces` reads die_faces in Discord
+        ("die_faces", "MMHH", ("die\\_faces", "at least one C", "Nothing was changed")),
+        ("die_faces", "MMXC", ("die\\_faces", "M, H and C")),
+        ("reaction_die", "1d", ("reaction\\_die", "1d10+2")),
+        ("reaction_die", "1d2000", ("reaction\\_die", "1000 sides")),
         ("emotion_threshold", 21, ("emotion_threshold", "1 and 20")),
         ("emotion_threshold", 0, ("emotion_threshold", "1 and 20")),
         ("death_rule", "sudden", ("death_rule", "thresholds, instant")),
+        ("dying_damage", "sometimes", ("dying_damage", "nothing, kills")),
         ("critical_bleed", "always", ("critical_bleed",)),
+        ("last_gasp_advantage", "maybe", ("last_gasp_advantage", "yes, no")),
         ("reaction_reset", "day", ("reaction_reset",)),
+        ("rule_ids", "all", ("rule_ids", "footer, off")),
     ],
 )
 async def test_set_validates_each_setting(harness, option, value, words):
+    before = await harness.snapshot()
     result = await harness.run(harness.gm, "settings set", **{option: value})
     refused(result, *words)
     assert await settings_of(harness) == GuildSettings()
-    assert await settings_events(harness) == []
+    assert await harness.snapshot() == before
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="BUG: a setting's refusal reads '…like 1d10+2.. Nothing was changed.': "
+    "bot/services/settings.py _validated appends '. ' to a message that ends with a period",
+)
+async def test_a_settings_refusal_reads_as_sentences(harness):
+    result = await harness.run(harness.gm, "settings set", reaction_die="1d")
+    assert ".." not in refused(result, "reaction")
 
 
 async def test_settings_schema(harness):
@@ -130,4 +179,45 @@ async def test_settings_schema(harness):
         "never",
     ]
     assert [c["value"] for c in options["reaction_reset"]["choices"]] == ["turn", "round"]
+    assert [c["value"] for c in options["dying_damage"]["choices"]] == ["nothing", "kills"]
+    assert [c["value"] for c in options["last_gasp_advantage"]["choices"]] == ["yes", "no"]
+    assert [c["value"] for c in options["rule_ids"]["choices"]] == ["footer", "off"]
     assert not any(o.get("required") for o in options.values())
+
+
+# --- what each new setting changes, through the command it governs ---------------------------
+
+
+async def test_rule_ids_off_removes_the_rule_footer(harness):
+    await harness.add_character("Roryn", vit=1)
+    shown = public(await harness.run(harness.owner, "damage", character="Roryn", amount=1))
+    assert shown["footer"]["text"] == "Rules: H-1 · V-2 · V-7"
+    public(await harness.run(harness.gm, "settings set", rule_ids="off"))
+    hidden = public(await harness.run(harness.owner, "heal", character="Roryn", amount=1))
+    assert "footer" not in hidden  # the rules were the footer's only content
+    await harness.update("Roryn", reactions_taken=2)
+    turn = public(await harness.run(harness.owner, "turn", character="Roryn"))
+    assert turn["footer"]["text"] == "reaction cost back to 1"  # bookkeeping stays
+    # /history still lists every rule (docs/commands.md: the full list there)
+    history = await harness.run(harness.owner, "history", character="Roryn")
+    assert "Rules: H-2" in history.embed["fields"][0]["value"]
+
+
+async def test_dying_damage_kills_through_the_setting_V_8(harness):
+    await harness.add_character("Roryn", vit=-3)
+    public(await harness.run(harness.gm, "settings set", dying_damage="kills"))
+    embed = public(await harness.run(harness.owner, "damage", character="Roryn", amount=1))
+    assert embed["description"].splitlines()[:2] == [
+        "**Roryn dies: on this server any damage to a Dying character kills.**",
+        "VIT -3 → -4 · Dying → Dead",
+    ]
+    assert (await harness.sheet("Roryn")).dead
+
+
+async def test_last_gasp_advantage_no_through_the_setting_R_6(harness):
+    await harness.add_character("Roryn", vit=-2, advantage=True)
+    public(await harness.run(harness.gm, "settings set", last_gasp_advantage="no"))
+    harness.script("C")  # one die, no reroll
+    embed = public(await harness.run(harness.gm, "recover", character="Roryn"))
+    assert "Last Gasp: 💥  1 Crit" in embed["description"].splitlines()
+    assert (await harness.sheet("Roryn")).advantage  # it waits for the next recovery roll

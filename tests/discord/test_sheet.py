@@ -8,15 +8,14 @@ import asyncio
 import copy
 import json
 import logging
-import re
+import time
 
 import pytest
 from sqlalchemy import select
 
 from bot.db.tables import events
-from bot.errors import SOMETHING_WENT_WRONG
+from bot.failures import EXPIRED, SOMETHING_WENT_WRONG
 from bot.offline import Attachment
-from bot.prompts import EXPIRED_TEXT
 from bot.services import sheet as sheet_service
 from bot.services.sheet import EXPORT_FORMAT, MAX_IMPORT_BYTES
 from tests.discord._table_helpers import public, refused
@@ -48,7 +47,8 @@ async def logged(harness, command: str) -> list:
 async def test_create_with_defaults_is_public_logged_and_selected(harness):
     result = await harness.run(harness.owner, "character create", name="  Roryn ")
     embed = public(result)
-    assert embed["title"] == "Roryn · created"
+    assert embed["title"] == "🟢 Roryn · created"
+    assert embed["description"] == f"Owner <@{harness.owner.user_id}> · **Up**"
     sheet = await harness.sheet("Roryn")
     assert (sheet.owner_id, sheet.vit, sheet.max_vit, sheet.res) == (
         harness.owner.user_id,
@@ -161,10 +161,33 @@ async def test_show_is_private_by_default_and_public_on_request(harness):
     await harness.add_character("Roryn")
     await harness.select(harness.owner, "Roryn")
     mine = await harness.run(harness.owner, "character show")
-    assert mine.ephemeral and mine.embed["title"] == "Roryn"
+    assert mine.ephemeral and mine.embed["title"] == "🟢 Roryn"
     other = await harness.run(harness.player, "character show", character="roryn", public=True)
-    assert public(other)["title"] == "Roryn"
+    assert public(other)["title"] == "🟢 Roryn"
     assert "VIT 10/10" in other.text()
+
+
+async def test_a_sheet_fits_in_about_ten_lines(harness):
+    """docs/commands.md: a sheet in about ten lines, inline fields; what is due on top."""
+    await harness.add_character("Roryn", vit=-1, anger=2, stress=1, con_wounds=1)
+    embed = (await harness.run(harness.owner, "character show", character="Roryn")).embed
+    assert embed["description"].splitlines() == [
+        f"Owner <@{harness.owner.user_id}> · **Critical**",
+        "Due at its next turn: a recovery roll of 1 die (R-3).",
+    ]
+    fields = {f["name"]: f["value"] for f in embed["fields"]}
+    assert all(f["inline"] for f in embed["fields"])
+    assert fields == {
+        "Vitality": "VIT -1/10\nRES 2",
+        "Stamina": "6/6 · CON d6 (1 wound)\nnext reaction 1",
+        "Injury": "-8 Action\n-2 Reaction",
+        "Emotions": "Anger 2 · Fear 0\nSadness 0 · Guilt 0 (of 4)",
+        "Stress": "1",
+        "Abilities": "Humility +0\nComposure +0\nInsight +0",
+    }
+    # two rows of three inline fields: the tallest of each row, plus the description
+    tallest = [max(v.count("\n") + 2 for v in list(fields.values())[i : i + 3]) for i in (0, 3)]
+    assert len(embed["description"].splitlines()) + sum(tallest) <= 12
 
 
 async def test_show_refusals(harness):
@@ -178,13 +201,13 @@ async def test_list_shows_this_guild_only(harness):
     await harness.add_character("Bo", owner=harness.player, vit=-1)
     await harness.add_character("Zed", owner=harness.outsider)
     embed = public(await harness.run(harness.player, "character list"))
-    lines = embed["description"].splitlines()
-    assert lines[0].startswith("**Bo** · Critical · VIT -1/10")
-    assert lines[0].endswith(f"<@{harness.player.user_id}>")
-    assert lines[1].startswith("**Roryn** · Up")
-    assert "Zed" not in embed["description"]
+    assert embed["description"].splitlines() == [
+        f"🟠 Bo · VIT -1/10 · Stamina 8/8 · <@{harness.player.user_id}>",
+        f"🟢 Roryn · VIT 10/10 · Stamina 8/8 · <@{harness.owner.user_id}>",
+    ]
+    assert embed["footer"]["text"] == "2 characters"
     elsewhere = public(await harness.run(harness.outsider, "character list"))
-    assert elsewhere["description"].startswith("**Zed**")
+    assert elsewhere["description"].startswith("🟢 Zed")
     assert "Roryn" not in elsewhere["description"]
 
 
@@ -196,7 +219,7 @@ async def test_a_long_list_keeps_whole_lines_and_counts_the_rest(harness):
     assert len(embed["description"]) <= 4096 and embed["footer"]["text"] == "60 characters"
     shown = len(lines) - 1
     assert 0 < shown < 60 and lines[-1] == f"… and {60 - shown} more"
-    assert all(line.startswith("**Wanderer") for line in lines[:-1])
+    assert all(line.startswith("🟢 Wanderer") for line in lines[:-1])
 
 
 async def test_list_when_empty(harness):
@@ -210,9 +233,14 @@ async def test_list_when_empty(harness):
 async def test_select_own_or_any_as_gm(harness):
     await harness.add_character("Roryn")
     await harness.add_character("Ila")
-    public(await harness.run(harness.owner, "character select", character="ila"))
+    selected = await harness.run(harness.owner, "character select", character="ila")
+    assert selected.ephemeral  # it matters to its asker only
+    assert selected.embed["title"] == "🟢 Ila · Selected"
+    assert selected.embed["description"] == (
+        "**Ila is now your active character:** commands without `character` act on it."
+    )
     assert await active_name(harness, harness.owner) == "Ila"
-    public(await harness.run(harness.gm, "character select", character="Roryn"))
+    assert (await harness.run(harness.gm, "character select", character="Roryn")).ephemeral
     assert await active_name(harness, harness.gm) == "Roryn"
 
 
@@ -288,87 +316,52 @@ async def test_set_refusals_change_nothing(harness):
     assert await harness.sheet("Roryn") == before
 
 
-# --- delete, with its confirmation button --------------------------------------------------
+# --- delete, after its confirmation button (the buttons themselves: test_buttons.py) ---------
 
 
 def button(message, action: str) -> str:
-    """The custom id of the prompt's `action` button: `delete:<action>:<nonce>`."""
-    [custom_id] = [i for i in message.custom_ids() if i.startswith(f"delete:{action}:")]
+    """The custom id of the question's `action` button: `lg:delete:<action>:<id>:<asker>:<until>`
+    (a DynamicItem: its state is in the id, bot/render/buttons.py)."""
+    [custom_id] = [i for i in message.custom_ids() if i.startswith(f"lg:delete:{action}:")]
     return custom_id
 
 
-def expired(result) -> None:
-    """The answer to a button that no longer acts: private, and says what to do."""
-    assert [m.kind for m in result.messages] == ["reply"], result.text()
-    assert result.ephemeral and result.reply.content == EXPIRED_TEXT
-    assert result.reply.components == []
-
-
 async def test_delete_asks_then_deletes_on_confirm(harness):
+    """End to end: the private question, the confirmation, the public announcement, the log."""
     await harness.add_character("Roryn")
+    row = await harness.row("Roryn")
+    before = await harness.snapshot()
     asked = await harness.run(harness.owner, "character delete", character="Roryn")
-    assert asked.ephemeral and "Delete **Roryn**" in asked.reply.content
+    assert asked.ephemeral and asked.reply.content == (
+        "Delete **Roryn** for good? Its history stays in the log."
+    )
     confirm, cancel = asked.reply.custom_ids()
-    assert re.fullmatch(r"delete:confirm:[0-9a-f]{16}", confirm)
-    assert cancel == confirm.replace(":confirm:", ":cancel:")  # one nonce per prompt
-    assert await names(harness) == ["Roryn"]  # asking changes nothing
+    until = int(confirm.rsplit(":", 1)[1])
+    assert confirm == f"lg:delete:confirm:{row.id}:{harness.owner.user_id}:{until}"
+    assert cancel == confirm.replace(":confirm:", ":cancel:")
+    assert until > time.time()
+    assert await harness.snapshot() == before  # asking changes nothing
 
+    shown = copy.deepcopy(asked.reply)  # as a client that misses the edit keeps showing it
     done = await harness.click(harness.owner, asked.reply, confirm)
     update = done.requests[0].payload
     assert update["type"] == 7 and update["data"]["components"] == []
-    assert "Deleted **Roryn**" in update["data"]["content"]
+    assert update["data"]["content"] == "Deleted **Roryn**."
     announced = done.messages[-1]
-    assert not announced.ephemeral and "Roryn was deleted" in announced.embed["description"]
+    assert not announced.ephemeral
+    assert announced.embed["title"] == "🟢 Roryn · Deleted"
+    assert announced.embed["description"] == (
+        "Roryn was deleted. Its history stays in the log (the GM's /history)."
+    )
     assert await names(harness) == []
     [event] = await logged(harness, "character delete")
     assert event.sheet_before["name"] == "Roryn" and event.sheet_after is None
+    assert event.character_id == row.id and event.user_id == harness.owner.user_id
 
-    # Answered: a second press (a double-click, a stale client) expires and deletes nothing more.
-    expired(await harness.click(harness.owner, asked.reply, confirm))
+    # Answered: a second press from a client that still shows the button deletes nothing more.
+    again = await harness.click(harness.owner, shown, confirm)
+    refused(again, "already deleted", "Nothing was changed")
     assert len(await logged(harness, "character delete")) == 1
-
-
-async def test_each_question_has_its_own_buttons(harness):
-    await harness.add_character("Roryn")
-    first = await harness.run(harness.owner, "character delete", character="Roryn")
-    second = await harness.run(harness.owner, "character delete", character="Roryn")
-    assert set(first.reply.custom_ids()).isdisjoint(second.reply.custom_ids())
-    await harness.click(harness.owner, first.reply, button(first.reply, "cancel"))
-    # Cancelling the first question leaves the second one open.
-    done = await harness.click(harness.owner, second.reply, button(second.reply, "confirm"))
-    assert "Deleted **Roryn**" in done.reply.content
-    assert await names(harness) == []
-
-
-async def test_delete_cancel_and_other_members_buttons(harness):
-    await harness.add_character("Roryn")
-    asked = await harness.run(harness.owner, "character delete", character="Roryn")
-    intruder = await harness.click(harness.player, asked.reply, button(asked.reply, "confirm"))
-    refused(intruder, "Only the member who asked")
-    assert await names(harness) == ["Roryn"]
-
-    # The refusal left the question open for its asker.
-    kept = await harness.click(harness.owner, asked.reply, button(asked.reply, "cancel"))
-    assert "nothing was deleted" in kept.requests[0].payload["data"]["content"]
-    assert await names(harness) == ["Roryn"]
-
-
-async def test_a_button_after_cancel_has_expired_and_changes_nothing(harness):
-    await harness.add_character("Roryn")
-    asked = await harness.run(harness.owner, "character delete", character="Roryn")
-    confirm = button(asked.reply, "confirm")
-    shown = copy.deepcopy(asked.reply)  # as a client that missed the edit still shows it
-    await harness.click(harness.owner, asked.reply, button(asked.reply, "cancel"))
-    before = await harness.sheet("Roryn")
-    for member in (harness.owner, harness.player):
-        late = await harness.click(member, shown, confirm)
-        expired(late)
-        assert [r.path for r in late.requests] == [
-            "/interactions/{webhook_id}/{webhook_token}/callback"
-        ]
-    assert harness.driver.messages[asked.reply.id].content == "Kept **Roryn**: nothing was deleted."
-    assert await names(harness) == ["Roryn"] and await harness.sheet("Roryn") == before
-    assert await logged(harness, "character delete") == []
 
 
 async def test_delete_times_out_and_keeps_the_character(harness):
@@ -385,20 +378,11 @@ async def test_delete_times_out_and_keeps_the_character(harness):
     assert await names(harness) == ["Roryn"]
 
     # The buttons expired with the question.
-    expired(await harness.click(harness.owner, shown, button(shown, "confirm")))
+    await asyncio.sleep(1.1)  # `until` is whole seconds
+    late = await harness.click(harness.owner, shown, button(shown, "confirm"))
+    assert refused(late) == EXPIRED
     assert await names(harness) == ["Roryn"]
     assert await logged(harness, "character delete") == []
-
-
-async def test_a_button_from_before_buttons_had_a_nonce_has_expired(harness):
-    await harness.add_character("Roryn")
-    asked = await harness.run(harness.owner, "character delete", character="Roryn")
-    for custom_id in ("delete:confirm", "delete:confirm:0000000000000000", "character:confirm"):
-        expired(await harness.click(harness.owner, asked.reply, custom_id))
-    assert await names(harness) == ["Roryn"]
-    # The question itself is still open.
-    await harness.click(harness.owner, asked.reply, button(asked.reply, "confirm"))
-    assert await names(harness) == []
 
 
 async def test_a_failing_button_is_answered_and_logged(harness, monkeypatch, caplog):
@@ -420,8 +404,10 @@ async def test_a_failing_button_is_answered_and_logged(harness, monkeypatch, cap
 
 async def test_delete_by_gm_and_refusals(harness):
     await harness.add_character("Roryn")
+    before = await harness.snapshot()
     refused(await harness.run(harness.player, "character delete", character="Roryn"), "P-4")
     refused(await harness.run(harness.outsider, "character delete", character="Roryn"), NOT_HERE)
+    assert await harness.snapshot() == before
     asked = await harness.run(harness.gm, "character delete", character="Roryn")
     await harness.click(harness.gm, asked.reply, button(asked.reply, "confirm"))
     assert await names(harness) == []
@@ -449,33 +435,66 @@ async def test_revive_is_the_gms(harness):
     refused(await harness.run(harness.outsider, "character revive", character="Roryn"), NOT_HERE)
     assert (await harness.sheet("Roryn")).dead
     embed = public(await harness.run(harness.gm, "character revive", character="Roryn"))
-    assert "VIT -3 → 1 · Dead → Up" in embed["description"]  # V-5
-    refused(await harness.run(harness.gm, "character revive", character="Roryn"), "not Dead")
+    assert embed["title"] == "🟢 Roryn · Revived"
+    assert embed["description"].splitlines()[:2] == [
+        "**Roryn is back: Up at VIT 1/10.**",
+        "VIT -3 → 1 · Dead → Up",  # V-5
+    ]
+    refused(
+        await harness.run(harness.gm, "character revive", character="Roryn"),
+        "Roryn is Up, not Dead or Retired",
+    )
 
 
 # --- export and import ---------------------------------------------------------------------
 
 
-async def test_export_round_trips_through_import(harness):
-    await harness.add_character("Roryn", max_vit=12, res=4, con_base=10)
+async def exported(harness) -> tuple[object, bytes]:
+    """Roryn, built and then hurt, as its owner exports it (then deleted, to import it back)."""
+    await harness.add_character("Roryn", max_vit=12, res=4, con_base=10, humility=2)
     original = await harness.update("Roryn", vit=-2, anger=3, stress=1, advantage=True)
-    exported = await harness.run(harness.owner, "character export", character="Roryn")
-    assert exported.ephemeral
-    [(filename, data)] = exported.reply.files
+    result = await harness.run(harness.owner, "character export", character="Roryn")
+    assert result.ephemeral
+    assert result.reply.content == "**Roryn**'s sheet. Bring it back with /character import."
+    [(filename, data)] = result.reply.files
     assert filename == "Roryn.json"
     document = json.loads(data)
     assert document["format"] == EXPORT_FORMAT and document["version"] == 1
     assert document["sheet"] == original.model_dump(mode="json")
-
     asked = await harness.run(harness.owner, "character delete", character="Roryn")
     await harness.click(harness.owner, asked.reply, button(asked.reply, "confirm"))
-    imported = await harness.run(
-        harness.owner, "character import", file=Attachment("Roryn.json", data)
-    )
-    assert public(imported)["title"] == "Roryn · imported"
-    assert await harness.sheet("Roryn") == original
+    return original, data
+
+
+async def test_the_gms_import_round_trips_the_state_but_no_flag_P_6(harness):
+    original, data = await exported(harness)
+    imported = await harness.run(harness.gm, "character import", file=Attachment("R.json", data))
+    assert public(imported)["title"] == "🟠 Roryn · imported"
+    expected = original.update(owner_id=harness.gm.user_id, advantage=False)  # flags never
+    assert await harness.sheet("Roryn") == expected
     [event] = await logged(harness, "character import")
-    assert event.sheet_before is None and event.sheet_after == original.model_dump(mode="json")
+    assert event.sheet_before is None and event.sheet_after == expected.model_dump(mode="json")
+
+
+async def test_a_players_import_takes_the_build_and_starts_fresh_P_6(harness):
+    original, data = await exported(harness)
+    imported = await harness.run(harness.owner, "character import", file=Attachment("R.json", data))
+    embed = public(imported)
+    assert embed["title"] == "🟢 Roryn · imported"
+    assert embed["description"].splitlines()[-1] == (
+        "A player's import starts the state fresh (P-6): VIT, Stress, Anger are as at creation; "
+        "the GM's import keeps them."
+    )
+    sheet = await harness.sheet("Roryn")
+    build = ("name", "owner_id", "max_vit", "res", "con_base", "humility", "threshold")
+    assert [getattr(sheet, f) for f in build] == [getattr(original, f) for f in build]
+    assert (sheet.vit, sheet.stamina, sheet.anger, sheet.stress, sheet.advantage) == (
+        12,
+        10,
+        0,
+        0,
+        False,
+    )
 
 
 async def test_export_permissions(harness):
@@ -550,7 +569,7 @@ async def test_import_caps_the_size_before_downloading(harness):
     assert downloads == []  # refused from the attachment's size, never fetched
     refused(
         await harness.run(harness.owner, "character import", file=Attachment("s.json", b"1")),
-        "name: Field required",
+        "has no name",
     )
     assert downloads == ["s.json"]  # the download goes through the injectable hook
 

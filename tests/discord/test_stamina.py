@@ -1,15 +1,23 @@
-"""/turn, /early, /react, /push, /spend driven as Discord drives them (seed 001, C-3)."""
+"""/turn, /early, /react, /push, /spend driven as Discord drives them (docs/rules.md, Stamina;
+C-3). Replies open with the headline; counters of the turn and the round are bookkeeping, told in
+the small line at the end (docs/commands.md)."""
 
 from __future__ import annotations
 
 import pytest
 
+from bot.render.common import FAILURE_COLOUR, STATE_COLOURS
+from rules.models import Emotion, State
 from tests.discord.conftest import assert_refused
 
 
 async def unchanged(harness, name, before):
     assert await harness.sheet(name) == before
-    assert await harness.history(name) == []
+    assert await harness.history(name, bookkeeping=True) == []
+
+
+def lines(result) -> list[str]:
+    return result.embed["description"].splitlines()
 
 
 # /turn (C-3)
@@ -19,18 +27,23 @@ async def test_turn_resets_the_reaction_cost_C_3(harness):
     await harness.add_character("Roryn", reactions_taken=2)
     result = await harness.run(harness.owner, "turn", character="Roryn")
     assert not result.ephemeral
-    assert result.embed["title"] == "Roryn · Start of turn"
-    assert result.embed["description"] == "Next reaction costs 3 → 1"
+    assert result.embed["title"] == "🟢 Roryn · Start of turn"
+    assert lines(result) == ["**Roryn's turn begins: the next reaction costs 1.**"]
+    assert result.embed["footer"]["text"] == "reaction cost back to 1 · Rules: S-5 · C-3"
     assert (await harness.sheet("Roryn")).reactions_taken == 0
+    # U-2: bookkeeping, logged but not a change
+    assert await harness.history("Roryn") == []
+    [event] = await harness.history("Roryn", bookkeeping=True)
+    assert event.command == "turn" and not event.is_change
 
 
 async def test_turn_reminds_a_downed_character_to_roll_C_3(harness):
     await harness.add_character("Roryn", vit=-1)
     result = await harness.run(harness.gm, "turn", character="Roryn")
-    assert (
-        "Roryn is Critical (R-3): a recovery roll is due at the start of its turn (/recover)."
-        in (result.embed["description"])
-    )
+    assert lines(result) == [
+        "**Roryn is Critical (R-3): a recovery roll is due at the start of its turn (/recover).**"
+    ]
+    assert result.embed["color"] == STATE_COLOURS[State.CRITICAL]
 
 
 async def test_turn_permissions_P_4(harness):
@@ -48,13 +61,15 @@ async def test_act_early_once_per_round_in_combat_S_4(harness):
     await harness.start_combat(["Roryn"])
     result = await harness.run(harness.owner, "early", character="Roryn")
     assert not result.ephemeral
-    assert result.embed["title"] == "Roryn · Acts early"
-    assert result.embed["description"].splitlines()[:2] == [
+    assert result.embed["title"] == "🟢 Roryn · Acts early"
+    assert lines(result) == [
+        "**Roryn acts before the enemy this round, for 1 Stamina.**",
         "Stamina 8/8 → 7/8",
-        "Acts early this round no → yes",
     ]
+    assert result.embed["footer"]["text"] == "Rules: S-4"
+    assert (await harness.sheet("Roryn")).early_this_round
     again = await harness.run(harness.owner, "early", character="Roryn")
-    assert_refused(again, "already acts early this round")
+    assert_refused(again, "already acts early this round", "(S-4)")
     assert (await harness.sheet("Roryn")).stamina == 7
 
 
@@ -78,13 +93,16 @@ async def test_act_early_permissions(harness):
 async def test_reactions_cost_more_each_time_S_5(harness):
     await harness.add_character("Roryn", stamina=3)
     first = await harness.run(harness.owner, "react", character="Roryn", what="dodge")
-    assert first.embed["description"].splitlines()[:2] == [
+    assert first.embed["title"] == "🟢 Roryn · Reaction"
+    assert lines(first) == [
+        "**Roryn reacts (dodge) for 1 Stamina; the next reaction costs 2.**",
         "Stamina 3/8 → 2/8",
-        "Next reaction costs 1 → 2",
     ]
-    assert "Reaction 1 for 1 Stamina: dodge. The next one costs 2." in first.embed["description"]
     second = await harness.run(harness.gm, "react", character="Roryn")
-    assert second.embed["description"].startswith("Stamina 2/8 → 0/8")
+    assert lines(second) == [
+        "**Roryn reacts for 2 Stamina; the next reaction costs 3.**",
+        "Stamina 2/8 → 0/8",
+    ]
     third = await harness.run(harness.owner, "react", character="Roryn")
     assert_refused(third, "0 Stamina", "(S-8)")
 
@@ -113,11 +131,14 @@ async def test_push_rolled_against_a_target_S_6(harness):
         harness.owner, "push", character="Roryn", amount=2, roll="1d8", target=6, what="climb"
     )
     embed = result.embed
-    assert embed["title"] == "Roryn · Pushes a Check"
-    assert embed["description"].startswith("Stamina 8/8 → 6/8")
-    [field] = embed["fields"]
-    assert field["name"] == "Check: climb"
-    assert field["value"] == "`1d8` [5] +2 = **7** vs 6: success"
+    assert embed["title"] == "🟢 Roryn · Pushes a Check"
+    assert lines(result) == [
+        "**Roryn pushes for +2: the Check succeeds (7 against 6).**",
+        "Stamina 8/8 → 6/8",
+        "Check: climb: `1d8` → 5, +2 push = 7 vs 6 ✓",  # the whole sum
+        "The Stamina is spent whether the Check succeeds or not.",
+    ]
+    assert embed["color"] == STATE_COLOURS[State.UP]
 
 
 async def test_push_includes_the_injury_condition_H_3(harness):
@@ -126,16 +147,24 @@ async def test_push_includes_the_injury_condition_H_3(harness):
     result = await harness.run(
         harness.owner, "push", character="Roryn", amount=2, roll="1d8", target=6
     )
-    assert result.embed["fields"][0]["value"] == "`1d8` [5] -1 = **4** vs 6: failure"
-    assert "Condition -3 included in the roll." in result.embed["description"]
+    assert lines(result)[:3] == [
+        "**Roryn pushes for +2: the Check fails (4 against 6).**",
+        "Stamina 8/8 → 6/8",
+        "Check: `1d8` → 5, +2 push, -3 injury = 4 vs 6 ✗",  # every part of the sum
+    ]
+    assert result.embed["color"] == FAILURE_COLOUR  # a failed check is never green
+    assert "H-3" in result.embed["footer"]["text"]
     assert (await harness.sheet("Roryn")).stamina == 6  # lost whether it succeeds or fails
 
 
 async def test_push_without_a_roll_S_6(harness):
     await harness.add_character("Roryn")
     result = await harness.run(harness.gm, "push", character="Roryn", amount=3)
-    assert result.embed["fields"] == []
-    assert "+3 on the Check" in result.embed["description"]
+    assert lines(result) == [
+        "**Roryn spends 3 Stamina: +3 on the Check.**",
+        "Stamina 8/8 → 5/8",
+        "The Stamina is spent whether the Check succeeds or not.",
+    ]
 
 
 @pytest.mark.parametrize("amount", [0, 21])
@@ -175,7 +204,11 @@ async def test_spend_with_a_reason_S_7(harness):
         harness.owner, "spend", character="Roryn", amount=3, reason="Channel Casting"
     )
     assert not result.ephemeral
-    assert result.embed["description"] == "Stamina 8/8 → 5/8\n\n3 Stamina: Channel Casting."
+    assert result.embed["title"] == "🟢 Roryn · Spends Stamina"
+    assert lines(result) == [
+        "**Roryn spends 3 Stamina on Channel Casting.**",
+        "Stamina 8/8 → 5/8",
+    ]
     [event] = await harness.history("Roryn")
     assert event.inputs == {"amount": 3, "reason": "Channel Casting"}
 
@@ -210,11 +243,38 @@ async def test_spend_refusals_S_8(harness):
 async def test_gm_spends_for_anyone(harness):
     await harness.add_character("Roryn")
     result = await harness.run(harness.gm, "spend", character="Roryn", amount=2, reason="cold")
-    assert result.embed["description"].startswith("Stamina 8/8 → 6/8")
+    assert lines(result)[1] == "Stamina 8/8 → 6/8"
 
 
 async def test_the_gm_acts_early_for_anyone_S_4(harness):
     await harness.add_character("Roryn")
     await harness.start_combat(["Roryn"])
     result = await harness.run(harness.gm, "early", character="Roryn")
-    assert result.embed["description"].startswith("Stamina 8/8 → 7/8")
+    assert lines(result)[1] == "Stamina 8/8 → 7/8"
+
+
+async def test_a_character_that_is_down_spends_nothing(harness):
+    """[interpretation] down, the character cannot act, react, push or spend Stamina."""
+    before = await harness.add_character("Roryn", vit=-1)
+    await harness.start_combat(["Roryn"])
+    for command, options in (
+        ("early", {}),
+        ("react", {}),
+        ("push", {"amount": 1}),
+        ("spend", {"amount": 1, "reason": "x"}),
+    ):
+        result = await harness.run(harness.owner, command, character="Roryn", **options)
+        assert_refused(result, "Roryn is Critical and cannot act or spend Stamina", "/recover")
+    await unchanged(harness, "Roryn", before)
+
+
+async def test_in_breakdown_a_reaction_recalls_the_effects_in_one_line_E_6(harness):
+    """docs/commands.md: the Breakdown's effects in full when it begins, then as one line."""
+    await harness.add_character("Roryn", fear=4, breakdown=Emotion.FEAR)
+    result = await harness.run(harness.owner, "react", character="Roryn")
+    assert lines(result) == [
+        "**Roryn reacts for 1 Stamina; the next reaction costs 2.**",
+        "Stamina 8/8 → 7/8",
+        "In a Breakdown of Fear (E-6): Disadvantage on related actions and on all Reaction Rolls.",
+    ]
+    assert result.embed["footer"]["text"] == "Rules: S-5 · E-6"

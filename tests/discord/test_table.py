@@ -53,7 +53,8 @@ async def test_combat_start_and_end_are_the_gms(harness):
     refused(await harness.run(harness.player, "combat start"), "P-3")
     assert await this_combat(harness) is None
     embed = public(await harness.run(harness.gm, "combat start"))
-    assert embed["title"] == "Combat · round 1"
+    assert embed["title"] == "Combat"
+    assert embed["description"].splitlines()[0] == ("**Combat starts in this channel, round 1.**")
     refused(await harness.run(harness.gm, "combat start"), "already running")
     refused(await harness.run(harness.owner, "combat end"), "P-3")
     assert (await this_combat(harness)).round == 1
@@ -79,9 +80,10 @@ async def test_combat_status_for_anyone(harness):
     await harness.update("Roryn", early_this_round=True)
     embed = public(await harness.run(harness.player, "combat status"))
     assert embed["title"] == "Combat · round 1"
-    lines = embed["description"].splitlines()
-    assert lines[0].startswith("**Bo** · Unconscious · VIT 0/10")
-    assert lines[1].startswith("**Roryn** · Up") and lines[1].endswith("acts early")
+    assert embed["description"].splitlines() == [
+        "🟡 Bo · VIT 0/10 · Stamina 8/8",  # one state mark per line
+        "🟢 Roryn · VIT 10/10 · Stamina 8/8 · acts early",
+    ]
 
 
 async def test_combat_add_and_remove_by_owner_or_gm(harness):
@@ -89,7 +91,10 @@ async def test_combat_add_and_remove_by_owner_or_gm(harness):
     await harness.add_character("Bo", owner=harness.player)
     public(await harness.run(harness.gm, "combat start"))
     embed = public(await harness.run(harness.owner, "combat add", character="Roryn"))
-    assert "Roryn joins the combat" in embed["description"]
+    assert embed["title"] == "🟢 Roryn · Combat"
+    assert embed["description"] == (
+        "**Roryn joins the combat in this channel (round 1).** Its next reaction costs 1 (S-5)."
+    )
     public(await harness.run(harness.gm, "combat add", character="Bo"))
     assert (await combat_of(harness, "Bo")) == await this_combat(harness)
     public(await harness.run(harness.owner, "combat remove", character="Roryn"))
@@ -119,7 +124,10 @@ async def test_combat_end_clears_the_round_flags(harness):
     await harness.start_combat(["Roryn"])
     await harness.update("Roryn", early_this_round=True, recovered_this_round=True)
     embed = public(await harness.run(harness.gm, "combat end"))
-    assert "Members: **Roryn**" in embed["description"]
+    assert embed["description"].splitlines() == [
+        "**The combat in this channel ends after round 1.**",
+        "It was: Roryn. Their reaction costs start fresh (S-5).",
+    ]
     sheet = await harness.sheet("Roryn")
     assert (sheet.early_this_round, sheet.recovered_this_round) == (False, False)
     assert await combat_of(harness, "Roryn") is None
@@ -138,8 +146,11 @@ async def test_round_lists_early_actors_and_clears_flags(harness):
     await harness.update("Zed", early_this_round=True)
     embed = public(await harness.run(harness.gm, "round"))
     assert embed["title"] == "Round 2"
-    assert "Acted early in round 1: **Roryn**." in embed["description"]  # S-4
-    assert "/early" in embed["description"]
+    assert embed["description"].splitlines() == [
+        "**Round 2 begins.**",
+        "Acted early in round 1: Roryn.",  # S-4
+        "To act before the enemy this round, spend 1 Stamina with /early (S-4).",
+    ]
     roryn, bo = await harness.sheet("Roryn"), await harness.sheet("Bo")
     assert (roryn.early_this_round, roryn.reactions_taken) == (False, 2)  # reset is per turn
     assert bo.recovered_this_round is False
@@ -224,9 +235,10 @@ async def test_rest_everyone_is_the_gms_and_skips_the_dead(harness):
     await harness.update("Zed", guild=harness.other_guild, stamina=2)
     await harness.update("Dee", vit=-5, dead=True)
     embed = public(await harness.run(harness.gm, "rest", kind="safe_long", everyone=True))
+    assert embed["title"] == "Everyone rests · safe_long"
     assert embed["description"].splitlines() == [
-        "**Bo**: Stamina 2/8 → 7/8",
-        "**Roryn**: Stamina 2/8 → 7/8",
+        "🟢 Bo: Stamina 2/8 → 7/8",
+        "🟢 Roryn: Stamina 2/8 → 7/8",
     ]
     assert (await harness.sheet("Dee")).stamina == 2
     assert (await harness.sheet("Zed", guild=harness.other_guild)).stamina == 2
@@ -266,11 +278,12 @@ async def test_wound_and_recovery_are_the_gms(harness):
 
 
 async def test_wound_refusals(harness):
-    await harness.add_character("Roryn", con_base=6)
+    await harness.add_character("Roryn", con_base=6, con_wounds=3)
+    before = await harness.snapshot()
     refused(await harness.run(harness.owner, "wound", character="Roryn"), "P-3")
     refused(await harness.run(harness.outsider, "wound", character="Roryn"), NOT_HERE)
-    refused(await harness.run(harness.gm, "wound", character="Roryn"), "d6")  # S-2 floor
-    assert (await harness.sheet("Roryn")).con_wounds == 0
+    refused(await harness.run(harness.gm, "wound", character="Roryn"), "3 CON wounds", "S-2")
+    assert await harness.snapshot() == before
 
 
 async def test_quest_complete_clears_stacks_and_stress_and_ends_breakdown(harness):

@@ -1,27 +1,44 @@
-"""/damage, /heal, /recover, /aid, /odds driven as Discord drives them (seed 000).
+"""/damage, /heal, /recover, /aid, /odds driven as Discord drives them (docs/rules.md, Death and
+recovery).
 
 Each command: its success path and its refusals, for the owner, another player, the GM (Manage
-Server, or the GM role) and a member of another guild. A refusal is ephemeral and changes nothing.
+Server, or the GM role) and a member of another guild. A result opens with its headline, then
+the change line, the dice (text faces here: the application's emoji are not registered), the
+notes; bookkeeping and at most three rule IDs in the footer (docs/commands.md, "What every reply
+does"). A refusal is private plain text and changes nothing.
 """
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
-from bot.render.common import STATE_COLOURS, escape
-from rules.dice import ScriptedRandom
+from bot.render.common import FAILURE_COLOUR, LAST_GASP_COLOUR, STATE_COLOURS, escape
 from rules.models import State
 from tests.discord.conftest import assert_refused
 
-RED, ORANGE, GREEN, YELLOW, BLACK = (
-    STATE_COLOURS[s][0]
-    for s in (State.DYING, State.CRITICAL, State.UP, State.UNCONSCIOUS, State.DEAD)
+RED, ORANGE, GREEN, YELLOW, CRIMSON = (
+    STATE_COLOURS[s] for s in (State.DYING, State.CRITICAL, State.UP, State.UNCONSCIOUS, State.DEAD)
 )
 
 
 async def unchanged(harness, name, before):
+    """A refusal: the sheet as it was, nothing logged."""
     assert await harness.sheet(name) == before
-    assert await harness.history(name) == []
+    assert await harness.history(name, bookkeeping=True) == []
+
+
+def lines(result) -> list[str]:
+    return result.embed["description"].splitlines()
+
+
+def buttons(result) -> list[tuple[str, str]]:
+    """(label, custom id) of every button of the reply."""
+    found = []
+    for row in result.reply.components:
+        found += [(b["label"], b["custom_id"]) for b in row["components"]]
+    return found
 
 
 # /damage (H-1, V-7, P-4)
@@ -32,14 +49,19 @@ async def test_owner_damage_announces_the_state_change_V_7(harness):
     result = await harness.run(harness.owner, "damage", character="Roryn", amount=2)
     assert not result.ephemeral
     embed = result.embed
-    assert embed["title"] == "Roryn · Damage"
-    assert embed["description"].startswith("**VIT 1 → -1 · Up → Critical**")
+    assert embed["title"] == "🟠 Roryn · Damage"
+    assert lines(result) == [
+        "**Roryn collapses, Critical at VIT -1: 1 recovery die at the start of its next turn.**",
+        "VIT 1 → -1 · Up → Critical",
+    ]
     assert embed["color"] == ORANGE
-    assert (
-        "Injury condition (H-3): -8 on Action Rolls, -2 on Reaction Rolls." in embed["description"]
-    )
-    assert embed["footer"]["text"] == "Rules: H-1 · V-3 · V-7 · H-3"
-    assert (await harness.sheet("Roryn")).vit == -1
+    assert embed["footer"]["text"] == "Rules: H-1 · V-3 · V-7"
+    row = await harness.row("Roryn")
+    assert buttons(result) == [
+        ("Recovery roll", f"lg:recover:{row.id}:-1:2"),
+        ("Odds", f"lg:odds:{row.id}"),
+    ]
+    assert row.sheet.vit == -1
     [event] = await harness.history("Roryn")
     assert (event.command, event.user_id, event.inputs) == (
         "damage",
@@ -48,17 +70,35 @@ async def test_owner_damage_announces_the_state_change_V_7(harness):
     )
 
 
-async def test_damage_to_dying_is_red_H_1(harness):
+async def test_damage_that_leaves_the_character_up_notes_the_injury_H_3(harness):
+    await harness.add_character("Roryn")
+    result = await harness.run(harness.owner, "damage", character="Roryn", amount=9)
+    assert lines(result) == [
+        "**Roryn takes 9 damage: VIT 1/10.**",
+        "VIT 10 → 1",
+        "Injury condition (H-3): -8 on Action Rolls, -2 on Reaction Rolls.",
+    ]
+    assert result.embed["color"] == GREEN
+    assert result.reply.components == []  # no roll is due: no button
+
+
+async def test_damage_to_dying_is_red_and_offers_the_last_gasp_H_1(harness):
     await harness.add_character("Roryn", vit=1)
     result = await harness.run(harness.owner, "damage", character="Roryn", amount=3)
     assert result.embed["color"] == RED
-    assert "Up → Dying" in result.embed["description"]
+    assert result.embed["title"] == "🔴 Roryn · Damage"
+    assert lines(result)[:2] == [
+        "**Roryn is Dying at VIT -2: only the Last Gasp is left, at its next turn.**",
+        "VIT 1 → -2 · Up → Dying",
+    ]
+    [(label, custom_id), _odds] = buttons(result)
+    assert label == "Roll the Last Gasp" and custom_id.endswith(":-2:2")
 
 
 async def test_another_player_cannot_damage_P_4(harness):
     before = await harness.add_character("Roryn")
     result = await harness.run(harness.player, "damage", character="Roryn", amount=3)
-    assert_refused(result, "belongs to another player", "/character select")
+    assert_refused(result, "belongs to another player", "(P-4)", "/character select")
     await unchanged(harness, "Roryn", before)
 
 
@@ -66,7 +106,7 @@ async def test_gm_damages_any_character_P_2(harness):
     await harness.add_character("Roryn")
     result = await harness.run(harness.gm, "damage", character="Roryn", amount=4)
     assert not result.ephemeral
-    assert "VIT 10 → 6" in result.embed["description"]
+    assert "VIT 10 → 6" in lines(result)
     [event] = await harness.history("Roryn")
     assert event.user_id == harness.gm.user_id
 
@@ -78,7 +118,7 @@ async def test_the_gm_role_makes_a_gm_P_1(harness):
     await unchanged(harness, "Roryn", before)
     await harness.settings(gm_role_id=harness.guild.roles["GM"])
     result = await harness.run(harness.gm_role, "damage", character="Roryn", amount=1)
-    assert "VIT 10 → 9" in result.embed["description"]
+    assert "VIT 10 → 9" in lines(result)
 
 
 async def test_a_member_of_another_guild_reaches_nothing_P_2(harness):
@@ -94,7 +134,7 @@ async def test_the_active_character_is_the_default(harness):
     assert_refused(refused, "You have no active character", "/character select")
     await harness.select(harness.owner, "Roryn")
     result = await harness.run(harness.owner, "damage", amount=1)
-    assert result.embed["title"] == "Roryn · Damage"
+    assert result.embed["title"] == "🟢 Roryn · Damage"
     assert (await harness.sheet("Roryn")).vit == 9
 
 
@@ -117,17 +157,33 @@ async def test_names_are_escaped_and_nothing_pings(harness):
     await harness.add_character("*Ro*_@everyone")
     result = await harness.run(harness.owner, "damage", character="*ro*_@everyone", amount=1)
     title = result.embed["title"]
-    assert title == escape("*Ro*_@everyone") + " · Damage"
+    assert title == "🟢 " + escape("*Ro*_@everyone") + " · Damage"
     assert "@everyone" not in title and "\\*Ro\\*" in title
+    assert lines(result)[0] == f"**{escape('*Ro*_@everyone')} takes 1 damage: VIT 9/10.**"
+    assert "@everyone" not in result.embed["description"]
     assert result.requests[0].payload["data"]["allowed_mentions"] == {"parse": []}
 
 
-async def test_instant_death_rule_V_6(harness):
+async def test_a_refusal_escapes_the_name_too(harness):
+    await harness.add_character("*Ro*_@everyone", vit=-1, dead=True)
+    result = await harness.run(harness.gm, "damage", character="*ro*_@everyone", amount=1)
+    text = assert_refused(result, escape("*Ro*_@everyone") + " is Dead")
+    assert "@everyone" not in text
+
+
+async def test_instant_death_says_why_V_6(harness):
     await harness.settings(death_rule="instant")
     await harness.add_character("Roryn", vit=1)
     result = await harness.run(harness.owner, "damage", character="Roryn", amount=2)
-    assert "VIT 1 → -1 · Up → Dead" in result.embed["description"]
-    assert result.embed["color"] == BLACK
+    assert result.embed["title"] == "💀 Roryn · Damage"
+    assert lines(result)[:2] == [
+        "**Killed outright: Roryn dies at VIT -1, for this server plays with instant death "
+        "(VIT below 0).**",
+        "VIT 1 → -1 · Up → Dead",
+    ]
+    assert result.embed["color"] == CRIMSON
+    assert "V-6" in result.embed["footer"]["text"]
+    assert result.reply.components == []  # nothing left to roll
 
 
 # /heal (H-2)
@@ -137,9 +193,28 @@ async def test_heal_wakes_a_critical_character_H_2(harness):
     await harness.add_character("Roryn", vit=-1)
     result = await harness.run(harness.owner, "heal", character="Roryn", amount=3)
     assert not result.ephemeral
-    assert result.embed["title"] == "Roryn · Magic healing"
-    assert result.embed["description"].startswith("**VIT -1 → 2 · Critical → Up**")
+    assert result.embed["title"] == "🟢 Roryn · Magic healing"
+    assert lines(result)[:2] == ["**Roryn wakes up at VIT 2/10.**", "VIT -1 → 2 · Critical → Up"]
     assert result.embed["color"] == GREEN
+
+
+async def test_heal_of_one_stabilises_a_critical_character_H_2(harness):
+    await harness.add_character("Roryn", vit=-3, res=5)
+    result = await harness.run(harness.owner, "heal", character="Roryn", amount=1)
+    assert lines(result)[:2] == [
+        "**Roryn is stabilised at VIT 0: Unconscious, no longer bleeding. Heal 2 or more to "
+        "wake a character below 0 (H-2).**",
+        "VIT -3 → 0 · Critical → Unconscious",
+    ]
+    assert result.embed["color"] == YELLOW
+
+
+async def test_heal_at_full_vit_says_it_changes_nothing_H_2(harness):
+    await harness.add_character("Roryn")
+    result = await harness.run(harness.owner, "heal", character="Roryn", amount=3)
+    assert lines(result) == [
+        "**The healing changes nothing: Roryn is already at full VIT (10/10).**"
+    ]
 
 
 async def test_heal_permissions_P_4(harness):
@@ -150,14 +225,22 @@ async def test_heal_permissions_P_4(harness):
     )
     await unchanged(harness, "Roryn", before)
     result = await harness.run(harness.gm, "heal", character="Roryn", amount=100)
-    assert "VIT 5 → 10" in result.embed["description"]
+    assert lines(result)[:2] == ["**Roryn heals 5: VIT 10/10.**", "VIT 5 → 10"]
 
 
 async def test_heal_range_is_checked_again(harness):
-    await harness.add_character("Roryn", vit=5)
+    before = await harness.add_character("Roryn", vit=5)
     assert_refused(
         await harness.run(harness.owner, "heal", character="Roryn", amount=10_001), "`amount`"
     )
+    await unchanged(harness, "Roryn", before)
+
+
+async def test_healing_the_dead_is_refused_H_2(harness):
+    before = await harness.add_character("Roryn", vit=-3, dead=True)
+    result = await harness.run(harness.gm, "heal", character="Roryn", amount=5)
+    assert_refused(result, "Roryn is Dead: healing is not possible", "/character revive")
+    await unchanged(harness, "Roryn", before)
 
 
 # /recover (R-1..R-8, D-4, D-5)
@@ -175,11 +258,15 @@ async def test_outside_combat_only_the_gm_calls_a_recovery_roll_R_8(harness):
     result = await harness.run(harness.gm, "recover", character="Roryn")
     assert not result.ephemeral
     embed = result.embed
-    assert embed["title"] == "Roryn · Recovery roll"
-    assert embed["description"].startswith("**VIT -1 → 0 · Critical → Unconscious**")
+    assert embed["title"] == "🟡 Roryn · Recovery roll"
+    assert lines(result) == [
+        "**Stabilised! One Crit: Roryn is Unconscious at VIT 0.**",
+        "VIT -1 → 0 · Critical → Unconscious",
+        "Critical recovery roll: 💥  1 Crit",  # D-4: every face
+    ]
     assert embed["color"] == YELLOW
-    [field] = embed["fields"]
-    assert field["value"] == "◉ C\n1 Crit"  # D-4: every face, symbol and letter
+    assert embed["footer"]["text"] == "Rules: R-3 · V-2 · D-1"
+    assert harness.bot.rng.remaining == 0
 
 
 async def test_in_combat_the_owner_rolls_once_per_round_R_8(harness):
@@ -187,36 +274,52 @@ async def test_in_combat_the_owner_rolls_once_per_round_R_8(harness):
     await harness.start_combat(["Roryn"])
     harness.script("MHM")
     result = await harness.run(harness.owner, "recover", character="Roryn")
-    assert result.embed["fields"][0]["value"] == "○ M  ● H  ○ M\n1 Hit · 2 Misses"
-    assert "No change." in result.embed["description"]
+    assert lines(result) == [
+        "**No Crit (only Crits count): Roryn stays Unconscious; the next roll comes at its "
+        "next turn.**",
+        "Unconscious recovery roll: ⬜ ⚪ ⬜  1 Hit · 2 Misses",
+    ]
+    assert result.embed["color"] == YELLOW
+    before = await harness.sheet("Roryn")
     again = await harness.run(harness.owner, "recover", character="Roryn")
-    assert_refused(again, "already made its recovery roll this round")
+    assert_refused(again, "already made its recovery roll this round", "/round")
+    assert await harness.sheet("Roryn") == before
 
 
-async def test_the_last_gasp_is_public_and_can_kill_R_5(harness):
+async def test_the_last_gasp_is_public_loud_and_can_kill_R_5(harness):
     await harness.add_character("Roryn", vit=-2)
     harness.script("H")
     result = await harness.run(harness.gm, "recover", character="Roryn")
     assert not result.ephemeral
-    assert result.embed["title"] == "Roryn · The Last Gasp"
-    assert "Dying → Dead" in result.embed["description"]
-    assert result.embed["color"] == BLACK
+    embed = result.embed
+    assert embed["title"] == "💀 Roryn · The Last Gasp"
+    assert lines(result) == [
+        "**The Last Gasp fails: Roryn is dead.**",
+        "Dying → Dead",
+        "Last Gasp: ⚪  1 Hit",
+    ]
+    assert embed["color"] == LAST_GASP_COLOUR
+    [(filename, png)] = result.reply.files
+    assert embed["image"]["url"] == f"attachment://{filename}"
+    assert png.startswith(b"\x89PNG")
     assert (await harness.sheet("Roryn")).dead
 
 
 async def test_faces_rolled_by_hand_wake_the_unconscious_D_5_R_2_V_2(harness):
     await harness.add_character("Roryn", vit=0)
     result = await harness.run(harness.gm, "recover", character="Roryn", faces="C H")
-    assert result.embed["description"].startswith("**VIT 0 → 1 · Unconscious → Up**")
-    [field] = result.embed["fields"]
-    assert field["name"].endswith("· entered by hand")
-    assert field["value"] == "◉ C  ● H\n1 Crit · 1 Hit"
+    assert lines(result)[:3] == [
+        "**Roryn wakes up! One Crit: VIT 1/10.**",
+        "VIT 0 → 1 · Unconscious → Up",
+        "Unconscious recovery roll · entered by hand: 💥 ⚪  1 Crit · 1 Hit",
+    ]
+    assert "D-5" in result.embed["footer"]["text"]
 
 
 async def test_wrong_faces_are_refused_and_change_nothing(harness):
     before = await harness.add_character("Roryn", vit=0)
     result = await harness.run(harness.gm, "recover", character="Roryn", faces="C")
-    assert_refused(result, "This roll is 2 dice")
+    assert_refused(result, "This roll is 2 dice", "`C H`")
     await unchanged(harness, "Roryn", before)
 
 
@@ -224,15 +327,19 @@ async def test_advantage_shows_the_reroll_D_3(harness):
     await harness.add_character("Roryn", vit=-1, advantage=True)
     harness.script("MC")
     result = await harness.run(harness.gm, "recover", character="Roryn")
-    [field] = result.embed["fields"]
-    assert field["name"].endswith("· advantage")
-    assert field["value"] == "○ M → ◉ C\n1 Crit"
-    assert "Advantage yes → no" in result.embed["description"]
+    assert "Critical recovery roll · advantage: (⬜→💥)  1 Crit" in lines(result)
+    # the advantage is bookkeeping of the roll: the small line, not the change line
+    assert "Advantage" not in result.embed["description"]
+    assert result.embed["footer"]["text"].startswith("advantage used · Rules: R-3")
+    assert not (await harness.sheet("Roryn")).advantage
 
 
 async def test_recover_refuses_a_character_that_is_up(harness):
-    await harness.add_character("Roryn")
-    assert_refused(await harness.run(harness.gm, "recover", character="Roryn"), "is Up")
+    before = await harness.add_character("Roryn")
+    assert_refused(
+        await harness.run(harness.gm, "recover", character="Roryn"), "Roryn is Up (VIT 10/10)"
+    )
+    await unchanged(harness, "Roryn", before)
 
 
 # /aid (F-1): any member may give aid
@@ -242,21 +349,23 @@ async def test_any_member_gives_first_aid_F_1(harness):
     await harness.add_character("Roryn", vit=-1)
     result = await harness.run(harness.player, "aid", character="Roryn", success=True)
     assert not result.ephemeral
-    assert result.embed["title"] == "Roryn · First aid"
-    assert "Advantage no → yes" in result.embed["description"]
+    assert result.embed["title"] == "🟠 Roryn · First aid"
+    # the headline says it; the flag itself is bookkeeping of the next roll (no change line)
+    assert lines(result) == ["**First aid works: Roryn has advantage on its next recovery roll.**"]
+    assert result.embed["footer"]["text"] == "Rules: F-1"
     assert (await harness.sheet("Roryn")).advantage
+    [event] = await harness.history("Roryn")  # still a change (U-2: a flag a rule acts on)
+    assert event.command == "aid" and event.after.advantage
 
 
 async def test_aid_rolled_by_the_bot_F_1(harness):
     await harness.add_character("Roryn", vit=-1)
     harness.script_values(12)
     result = await harness.run(harness.gm, "aid", character="Roryn", roll="1d20+3", target=10)
-    [field] = result.embed["fields"]
-    assert field == {
-        "name": "Medicine check",
-        "value": "`1d20+3` [12] = **15** vs 10: success",
-        "inline": False,
-    }
+    assert lines(result) == [
+        "**First aid works: Roryn has advantage on its next recovery roll.**",
+        "Medicine check: `1d20+3` → 12 +3 = 15 vs 10 ✓",  # the whole sum
+    ]
 
 
 async def test_aid_refusals(harness):
@@ -268,6 +377,14 @@ async def test_aid_refusals(harness):
     await unchanged(harness, "Roryn", before)
 
 
+async def test_the_owner_reports_a_failed_check_F_1(harness):
+    await harness.add_character("Roryn", vit=0)
+    result = await harness.run(harness.owner, "aid", character="Roryn", success=False)
+    assert not result.ephemeral
+    assert lines(result) == ["**The Medicine check fails: Roryn gets no advantage.**"]
+    assert result.embed["color"] == FAILURE_COLOUR  # a failure is never green
+
+
 # /odds (D-2, R-*)
 
 
@@ -276,13 +393,18 @@ async def test_odds_are_exact_and_change_nothing(harness):
     result = await harness.run(harness.player, "odds", character="Roryn")
     assert not result.ephemeral
     embed = result.embed
-    assert embed["title"] == "Roryn · odds of the next Last Gasp (R-5)"
-    next_roll, with_advantage, spiral = embed["fields"]
-    assert next_roll["value"] == (
-        "5/6 (83.33%): Dead\n1/6 (16.67%): stabilise at VIT 0, now Unconscious"
-    )
-    assert with_advantage["value"].startswith("3/4 (75.00%): Dead")
-    assert spiral["value"].splitlines()[0] == " 1: up 0% · down 16.67% · dead 83.33%"
+    assert embed["title"] == "🔴 Roryn · Odds"
+    assert lines(result) == [
+        "**0% to be up after the next Last Gasp, 83% to be dead within 10 rolls.**",
+        "Dying at VIT -2/10: 1 die of `MMMHHC`.",
+        "",
+        "**The next Last Gasp**",
+        "5/6 (83.33%): Dead",
+        "1/6 (16.67%): stabilise at VIT 0, now Unconscious",
+        "With first aid's advantage: 0% to be up (F-1).",
+    ]
+    [(filename, png)] = result.reply.files
+    assert embed["image"]["url"] == f"attachment://{filename}" and png.startswith(b"\x89PNG")
     await unchanged(harness, "Roryn", before)
 
 
@@ -297,18 +419,9 @@ async def test_odds_follow_the_guild_die(harness):
     await harness.settings(die_faces="MHC")
     await harness.add_character("Roryn", vit=-2)
     result = await harness.run(harness.gm, "odds", character="Roryn")
-    assert result.embed["fields"][0]["value"].startswith("2/3 (66.67%): Dead")
-    assert isinstance(harness.bot.rng, ScriptedRandom)  # nothing was rolled
-    assert harness.bot.rng.remaining == 0
-
-
-async def test_the_owner_reports_a_failed_check_F_1(harness):
-    await harness.add_character("Roryn", vit=0)
-    result = await harness.run(harness.owner, "aid", character="Roryn", success=False)
-    assert not result.ephemeral
-    assert result.embed["description"] == (
-        "No change.\n\nThe Medicine check fails: Roryn gets no advantage."
-    )
+    assert "2/3 (66.67%): Dead" in lines(result)
+    assert "Dying at VIT -2/10: 1 die of `MHC`." in lines(result)
+    assert harness.bot.rng.remaining == 0  # nothing was rolled
 
 
 async def test_recovery_dice_are_not_spent_R_7(harness):
@@ -319,16 +432,14 @@ async def test_recovery_dice_are_not_spent_R_7(harness):
     first = await harness.run(harness.owner, "recover", character="Roryn")
     await harness.update("Roryn", recovered_this_round=False)  # the next round (C-1)
     second = await harness.run(harness.owner, "recover", character="Roryn")
-    assert first.embed["fields"][0]["value"] == "○ M  ● H  ○ M\n1 Hit · 2 Misses"
-    assert second.embed["fields"][0]["value"] == "● H  ○ M  ○ M\n1 Hit · 2 Misses"
+    assert "Unconscious recovery roll: ⬜ ⚪ ⬜  1 Hit · 2 Misses" in lines(first)
+    assert "Unconscious recovery roll: ⚪ ⬜ ⬜  1 Hit · 2 Misses" in lines(second)
     sheet = await harness.sheet("Roryn")
     assert (sheet.vit, sheet.res, sheet.recovery_dice) == (0, 3, 3)
 
 
 async def test_the_heaviest_answers_come_well_within_discords_3_seconds(harness):
     """No command defers: the biggest roll and the biggest odds table answer directly."""
-    import time
-
     await harness.add_character("Roryn", max_vit=999, vit=0, res=20)
     harness.script("M" * 20)
     for command in ("odds", "recover"):
@@ -336,4 +447,4 @@ async def test_the_heaviest_answers_come_well_within_discords_3_seconds(harness)
         result = await harness.run(harness.gm, command, character="Roryn")
         assert time.perf_counter() - started < 1.5, command
         assert result.requests[0].payload["type"] == 4  # answered in the first response
-        assert len(result.embed["fields"]) <= 25
+        assert len(result.embed["description"]) <= 4096

@@ -2,10 +2,12 @@
 
 python -m tests.ops.shard_worker SCRIPT.json, with DATABASE_URL, SHARD_COUNT and SHARD_IDS in
 the environment (read by the Settings, as `python -m bot run` reads them). The script lists the
-guilds ({"id", "channel_id", "gm"}) and the commands ({"guild", "command", "options"}); every
-process gets every guild and every command, as a misrouted gateway would send them. Prints
-"ready" once set up, waits for a line on stdin (so that both processes start together), then one
-JSON line per command: {"guild", "command", "handled", "text"}; its logs go to stderr.
+guilds ({"id", "channel_id", "gm"}) and the steps: commands ({"guild", "command", "options"})
+and clicks ({"guild", "click": custom_id}, on a message carrying that button); every process
+gets every guild and every step, as a misrouted gateway would send them. Prints "ready" once set
+up, waits for a line on stdin (so that both processes start together), then one JSON line per
+step: {"guild", "command", "handled", "text"} (a click's "command" is its custom id); its logs
+go to stderr.
 """
 
 from __future__ import annotations
@@ -18,8 +20,14 @@ from pathlib import Path
 from bot.app import create_bot
 from bot.config import Settings
 from bot.logs import configure_logging
-from bot.offline import OfflineDriver
+from bot.offline import Message, OfflineDriver, snowflake
 from rules.dice import ScriptedRandom
+
+
+def button_message(custom_id: str) -> Message:
+    """A message of the bot's with that one button (a click comes only from a button there)."""
+    button = {"type": 2, "style": 2, "label": "Button", "custom_id": custom_id}
+    return Message(id=snowflake(), kind="reply", components=[{"type": 1, "components": [button]}])
 
 
 async def main(script: dict) -> None:
@@ -41,10 +49,15 @@ async def main(script: dict) -> None:
         print("ready", flush=True)
         await asyncio.to_thread(sys.stdin.readline)
         for step in script["commands"]:
-            result = await driver.invoke(gms[step["guild"]], step["command"], **step["options"])
+            gm = gms[step["guild"]]
+            if "click" in step:
+                custom_id = step["click"]
+                result = await driver.click(gm, button_message(custom_id), custom_id)
+            else:
+                result = await driver.invoke(gm, step["command"], **step["options"])
             line = {
                 "guild": step["guild"],
-                "command": step["command"],
+                "command": step.get("command", step.get("click")),
                 "handled": bool(result.requests),  # an ignored interaction sends nothing
                 "text": result.text(),
             }

@@ -13,6 +13,7 @@ connect, receive interactions and answer them, and for a test to break the conne
     [reply] = await standin.replies(payload)   # its callbacks once there: .content, .title,
                                                #   .ephemeral, .at (arrival, time.monotonic())
     standin.callbacks_for(payload)             # the same, now, without waiting
+    click = standin.click(standin.gm, "lg:odds:1")  # a click on a message carrying that button
     standin.callback_delay = 0.5               # Discord slow to answer callbacks (recorded on
                                                #   arrival): the interactions stay in flight
     standin.refuse_gateway = True              # new gateway connections fail (HTTP 503)...
@@ -21,6 +22,7 @@ connect, receive interactions and answer them, and for a test to break the conne
     standin.forbidden_guilds.add(guild_id)     # registering commands there: 403, code 50001
     standin.gateway_ops, standin.requests      # the ops the bot sent (2 IDENTIFY, 6 RESUME...),
                                                #   the REST requests (method, path)
+    standin.emoji                              # the application's emoji by name (sync adds them)
     await bot.wait_for_line("SIGTERM: stopping")   # a line of the bot's stderr, once written
     bot.send_signal(signal.SIGTERM); code = await bot.wait(10)
 
@@ -136,6 +138,7 @@ class DiscordStandIn:
         self.refuse_gateway = False
         self.refused = 0  # gateway connections refused
         self.forbidden_guilds: set[int] = set()
+        self.emoji: dict[str, int] = {}  # the application's emoji, by name
         self._sessions: list[_Session] = []
         self._changed = asyncio.Event()  # a session went live, or a callback arrived
         self._runner: web.AppRunner | None = None
@@ -178,6 +181,27 @@ class DiscordStandIn:
         types = {name: _option_type(value) for name, value in options.items()}
         data = command_data(member, names, types, options, focused=None, cdn={})
         return interaction_payload(member, 2, data, APPLICATION_ID)
+
+    def click(self, member: Member, custom_id: str) -> dict:
+        """INTERACTION_CREATE of a click on the button `custom_id`, on a message of the bot's
+        carrying that one button (Discord sends a click only for a button that is there)."""
+        message = Message(
+            id=snowflake(),
+            kind="reply",
+            channel_id=self.guild.channel_id,
+            components=[
+                {
+                    "type": 1,
+                    "components": [
+                        {"type": 2, "style": 2, "label": "Button", "custom_id": custom_id}
+                    ],
+                }
+            ],
+        )
+        data = {"custom_id": custom_id, "component_type": 2}
+        payload = interaction_payload(member, 3, data, APPLICATION_ID)
+        payload["message"] = message.to_payload(_bot_user())
+        return payload
 
     async def connected(self, timeout: float = 20.0) -> None:
         """Wait until a session is live (READY or RESUMED sent, with its GUILD_CREATE)."""
@@ -305,6 +329,8 @@ class DiscordStandIn:
             return await self._callback(request, int(parts[1]), parts[2])
         if parts[0] == "webhooks":
             return await self._webhook(request)
+        if parts[0] == "applications" and parts[-1] == "emojis":
+            return await self._emoji(request)
         if method == "POST" and parts[0] == "channels" and parts[-1] == "messages":
             body = await _body(request)
             return _json(_message(body, channel_id=int(parts[1])))
@@ -346,6 +372,16 @@ class DiscordStandIn:
         )
         return _json({"interaction": interaction, "resource": {"type": kind, "message": message}})
 
+    async def _emoji(self, request: web.Request) -> web.Response:
+        """The application's emoji: listed (GET) and added (POST), as the dice faces need."""
+        if request.method == "POST":
+            body = await request.json()
+            self.emoji[str(body["name"])] = snowflake()
+        elif request.method != "GET":
+            return _json({"message": "405: Method Not Allowed", "code": 0}, status=405)
+        items = [_emoji(name, emoji_id) for name, emoji_id in self.emoji.items()]
+        return _json(items[-1] if request.method == "POST" else {"items": items})
+
     async def _webhook(self, request: web.Request) -> web.Response:
         if request.method == "DELETE":
             return web.Response(status=204)
@@ -363,6 +399,23 @@ def _option_type(value: Any) -> AppCommandOptionType:
     if isinstance(value, Member):
         return AppCommandOptionType.user
     return AppCommandOptionType.string
+
+
+def _bot_user() -> dict:
+    return {**user_payload(BOT_USER_ID, "Last Gasp"), "bot": True}
+
+
+def _emoji(name: str, emoji_id: int) -> dict:
+    return {
+        "id": str(emoji_id),
+        "name": name,
+        "roles": [],
+        "require_colons": True,
+        "managed": False,
+        "animated": False,
+        "available": True,
+        "user": _bot_user(),
+    }
 
 
 def _application() -> dict:
@@ -383,7 +436,7 @@ def _application() -> dict:
 def _message(body: Mapping[str, Any], *, channel_id: int) -> dict:
     message = Message(id=snowflake(), kind="reply", channel_id=channel_id)
     apply_edit(message, dict(body), [])
-    return message.to_payload({**user_payload(BOT_USER_ID, "Last Gasp"), "bot": True})
+    return message.to_payload(_bot_user())
 
 
 async def _body(request: web.Request) -> dict:

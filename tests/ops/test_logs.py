@@ -1,19 +1,23 @@
-"""One log line per command: who, where, what, how long, and how it ended."""
+"""One log line per command and per click: who (guild, channel, user), what (the command, or the
+button without the state its custom id carries), how long (latency_ms) and how it ended
+(outcome: ok, refused, error, expired); as text or as JSON keys."""
 
 from __future__ import annotations
 
-import copy
 import json
 import logging
 import re
+import time
 
 import discord
+import pytest
 from discord import app_commands
 
+from bot.failures import EXPIRED, SOMETHING_WENT_WRONG
 from bot.logs import Fields, JsonFormatter
-from bot.offline import interaction_payload
-from bot.prompts import EXPIRED_TEXT
-from rules.outcome import RuleError
+from bot.offline import Message, Raw, interaction_payload, snowflake
+from bot.services import play
+from rules.errors import RuleError
 
 FIELDS = ["guild", "channel", "user", "command", "latency_ms", "outcome"]
 
@@ -30,16 +34,44 @@ async def run_logged(driver, caplog, member, command, **options):
     return result, record
 
 
-def assert_line(record, member, command: str, outcome: str) -> None:
+async def feed_logged(driver, caplog, payload):
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="lastgasp"):
+        result = await driver.feed(payload)
+    [record] = command_lines(caplog)
+    return result, record
+
+
+async def click_logged(driver, caplog, member, message, custom_id):
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="lastgasp"):
+        result = await driver.click(member, message, custom_id)
+    [record] = command_lines(caplog)
+    return result, record
+
+
+def assert_line(record, member, command: str, outcome: str, *, guild: object = None) -> None:
     fields = record.msg
     assert isinstance(fields, Fields) and list(fields) == FIELDS
     assert record.levelno == logging.INFO
-    assert fields["latency_ms"] >= 0
+    assert isinstance(fields["latency_ms"], float) and fields["latency_ms"] >= 0
+    assert re.fullmatch(r"\d+(\.\d)?", str(fields["latency_ms"]))
     expected = (
-        f"guild={member.guild.id} channel={member.guild.channel_id} user={member.user_id} "
-        f"command={command} latency_ms={fields['latency_ms']} outcome={outcome}"
+        f"guild={member.guild.id if guild is None else guild} channel={member.guild.channel_id} "
+        f"user={member.user_id} command={command} latency_ms={fields['latency_ms']} "
+        f"outcome={outcome}"
     )
     assert record.getMessage() == expected
+
+
+def button_message(custom_id: str) -> Message:
+    """A message of the bot's carrying one button (Discord sends a click only for a button
+    that is on the message): as an older version, or an earlier command, left it."""
+    button = {"type": 2, "style": 2, "label": "Button", "custom_id": custom_id}
+    return Message(id=snowflake(), kind="reply", components=[{"type": 1, "components": [button]}])
+
+
+# --- commands ------------------------------------------------------------------------------------
 
 
 async def test_a_success_an_error_and_refusals_each_log_one_line(driver, caplog):
@@ -48,11 +80,10 @@ async def test_a_success_an_error_and_refusals_each_log_one_line(driver, caplog)
 
     _, ok = await run_logged(driver, caplog, gm, "character create", name="Roryn")
     assert_line(ok, gm, '"character create"', "ok")
-    assert re.fullmatch(r"\d+(\.\d)?", str(ok.msg["latency_ms"]))
 
     # A rule refusing (no such character): the service raised RuleError.
     result, refused = await run_logged(driver, caplog, gm, "damage", character="Nobody", amount=1)
-    assert result.ephemeral and "No character named" in result.reply.content
+    assert result.ephemeral and "Nobody" in result.reply.content
     assert_line(refused, gm, "damage", "refused")
 
     @app_commands.command(name="boom", description="a bug")
@@ -66,32 +97,79 @@ async def test_a_success_an_error_and_refusals_each_log_one_line(driver, caplog)
     driver.bot.tree.add_command(boom)
     driver.bot.tree.add_command(nope)
     result, error = await run_logged(driver, caplog, gm, "boom")
-    assert "Something went wrong" in result.reply.content
+    assert result.reply.content == SOMETHING_WENT_WRONG and result.ephemeral
     assert_line(error, gm, "boom", "error")
-    _, refused = await run_logged(driver, caplog, gm, "nope")
+    result, refused = await run_logged(driver, caplog, gm, "nope")
+    assert (result.reply.content, result.ephemeral) == ("Not now.", True)
     assert_line(refused, gm, "nope", "refused")
 
 
-async def test_refusals_at_the_door_are_logged_too(driver, caplog):
+@pytest.mark.parametrize(
+    ("command", "options", "logged", "said"),
+    [
+        # A wrongly typed value (a stale or broken client): bot/options.py, before any command.
+        ("damage", {"amount": Raw("three")}, "damage", "`amount` must be a whole number."),
+        # Outside the declared range Discord's own client enforces.
+        ("damage", {"amount": Raw(0)}, "damage", "`amount` must be between 1 and "),
+        ("damage", {"amount": Raw(2**60)}, "damage", "`amount` is too large."),
+        # A required option left out.
+        ("damage", {"character": "Roryn"}, "damage", "`amount` is missing"),
+        ("character create", {}, '"character create"', "`name` is missing"),
+        # Text too long for the option's declared length.
+        ("character create", {"name": Raw("R" * 7000)}, '"character create"', "`name` takes at"),
+        # A NUL that no database column can store.
+        ("character create", {"name": Raw("Ro\x00ryn")}, '"character create"', "(NUL)"),
+    ],
+)
+async def test_a_refusal_by_option_validation_logs_one_line(
+    driver, caplog, command, options, logged, said
+):
     guild = driver.add_guild(roles={})
     player = driver.member(guild, "Bob")
-    # A wrongly typed option, refused by the tree's interaction_check before any command runs.
+    result, line = await run_logged(driver, caplog, player, command, **options)
+    assert result.ephemeral and said in result.reply.content, result.reply.content
+    assert len(result.messages) == 1  # one answer, and the command never ran
+    assert_line(line, player, logged, "refused")
+
+
+async def test_malformed_and_unknown_commands_are_refused_and_logged(driver, caplog):
+    guild = driver.add_guild(roles={})
+    player = driver.member(guild, "Bob")
     data = {
         "id": "1",
         "name": "damage",
         "type": 1,
-        "options": [{"name": "amount", "type": 4, "value": "three"}],
+        "options": [{"name": "amount", "type": 4, "value": 3, "extra": 1}],
         "guild_id": str(guild.id),
     }
+    # An option the command does not declare.
+    unknown_option = {**data, "options": [{"name": "power", "type": 4, "value": 3}]}
+    payload = interaction_payload(player, 2, unknown_option, driver.application_id)
+    result, line = await feed_logged(driver, caplog, payload)
+    assert "`power` is not an option of this command" in result.reply.content
+    assert_line(line, player, "damage", "refused")
+    # Options that are not objects at all.
+    garbled = {**data, "options": ["amount"]}
+    payload = interaction_payload(player, 2, garbled, driver.application_id)
+    result, line = await feed_logged(driver, caplog, payload)
+    assert result.ephemeral and "garbled" in result.reply.content
+    assert_line(line, player, "damage", "refused")
+    # A command Discord knows but this bot does not (refused before a command is found).
+    gone = {**data, "name": "gone", "options": []}
+    payload = interaction_payload(player, 2, gone, driver.application_id)
+    result, line = await feed_logged(driver, caplog, payload)
+    assert "out of date" in result.reply.content and result.ephemeral
+    assert_line(line, player, "gone", "refused")
+
+
+async def test_a_command_from_direct_messages_is_refused_and_logged_without_a_guild(driver, caplog):
     caplog.set_level(logging.INFO, logger="lastgasp")
-    await driver.feed(interaction_payload(player, 2, data, driver.application_id))
-    # A command Discord knows but this bot does not (raised before a command is found).
-    unknown = {**data, "name": "gone", "options": []}
-    result = await driver.feed(interaction_payload(player, 2, unknown, driver.application_id))
-    assert "out of date" in result.reply.content
-    first, second = command_lines(caplog)
-    assert_line(first, player, "damage", "refused")
-    assert_line(second, player, "gone", "refused")
+    result = await driver.dm(4242, "damage", amount=1)
+    assert result.ephemeral and "server channel" in result.reply.content
+    [line] = command_lines(caplog)
+    assert line.msg["guild"] is None and line.msg["user"] == 4242
+    assert line.getMessage().startswith("guild=- channel=")
+    assert line.msg["command"] == "damage" and line.msg["outcome"] == "refused"
 
 
 async def test_autocomplete_is_not_a_command_line(driver, caplog):
@@ -101,29 +179,75 @@ async def test_autocomplete_is_not_a_command_line(driver, caplog):
     assert command_lines(caplog) == []
 
 
-async def test_every_click_logs_one_line_ok_refused_or_expired(driver, caplog):
+# --- clicks --------------------------------------------------------------------------------------
+
+
+async def test_every_click_logs_one_line_ok_refused_or_error(driver, caplog, monkeypatch):
     guild = driver.add_guild(roles={})
     gm = driver.member(guild, "Gemma", manage_guild=True)
     player = driver.member(guild, "Bob")
     await driver.invoke(gm, "character create", name="Roryn")
     asked = await driver.invoke(gm, "character delete", character="Roryn")
     confirm, cancel = asked.reply.custom_ids()
-    shown = copy.deepcopy(asked.reply)
+    assert confirm.startswith("lg:delete:confirm:") and cancel.startswith("lg:delete:cancel:")
 
-    async def click(member, custom_id):
-        caplog.clear()
-        with caplog.at_level(logging.INFO, logger="lastgasp"):
-            result = await driver.click(member, shown, custom_id)
-        [record] = command_lines(caplog)
-        return result, record
+    # Only the asker may answer: refused; the line names the button, not its state.
+    result, line = await click_logged(driver, caplog, player, asked.reply, confirm)
+    assert result.ephemeral and "Only the member who asked" in result.reply.content
+    assert_line(line, player, "delete:confirm", "refused")
+    _, line = await click_logged(driver, caplog, gm, asked.reply, cancel)
+    assert_line(line, gm, "delete:cancel", "ok")
 
-    _, refused = await click(player, confirm)  # only the asker may answer
-    assert_line(refused, player, "delete:confirm", "refused")
-    _, ok = await click(gm, cancel)
-    assert_line(ok, gm, "delete:cancel", "ok")
-    late, expired = await click(gm, confirm)  # the nonce is not in the line
-    assert late.reply.content == EXPIRED_TEXT
-    assert_line(expired, gm, "delete:confirm", "expired")
+    fall = await driver.invoke(gm, "damage", character="Roryn", amount=10)  # Unconscious
+    [odds] = [i for i in fall.reply.custom_ids() if i.startswith("lg:odds:")]
+    result, line = await click_logged(driver, caplog, player, fall.reply, odds)
+    assert result.ephemeral and "Something went wrong" not in result.text()
+    assert_line(line, player, "odds", "ok")
+
+    # A bug behind a button: the apology, and the line says error.
+    async def broken(*args, **kwargs):
+        raise ZeroDivisionError("bug")
+
+    monkeypatch.setattr(play, "recovery_odds", broken)
+    result, line = await click_logged(driver, caplog, player, button_message(odds), odds)
+    assert (result.reply.content, result.ephemeral) == (SOMETHING_WENT_WRONG, True)
+    assert_line(line, player, "odds", "error")
+
+
+@pytest.mark.parametrize(
+    ("custom_id", "logged"),
+    [
+        ("delete:yes:abc123", "expired"),  # an older version's (nonce ids)
+        ("something else entirely", "expired"),
+        ("lg:recover:x", "recover"),  # ours, but no longer a shape the bot reads
+        ("lg:board:round:", "board:round"),
+    ],
+)
+async def test_a_click_on_an_expired_button_logs_one_line(driver, caplog, custom_id, logged):
+    guild = driver.add_guild(roles={})
+    player = driver.member(guild, "Bob")
+    result, line = await click_logged(driver, caplog, player, button_message(custom_id), custom_id)
+    assert (result.reply.content, result.ephemeral) == (EXPIRED, True)
+    assert len(result.requests) == 1  # one answer
+    assert_line(line, player, logged, "expired")
+
+
+async def test_a_delete_question_answered_too_late_logs_expired(driver, caplog):
+    guild = driver.add_guild(roles={})
+    gm = driver.member(guild, "Gemma", manage_guild=True)
+    await driver.invoke(gm, "character create", name="Roryn")
+    asked = await driver.invoke(gm, "character delete", character="Roryn")
+    confirm = asked.reply.custom_ids()[0]
+    # The same button, its `until` (Unix time, the last part) an hour gone.
+    late = confirm.rsplit(":", 1)[0] + f":{int(time.time()) - 3600}"
+    result, line = await click_logged(driver, caplog, gm, button_message(late), late)
+    assert (result.reply.content, result.ephemeral) == (EXPIRED, True)
+    assert_line(line, gm, "delete:confirm", "expired")
+    async with driver.bot.db.transaction(guild.id, read_only=True) as uow:
+        assert [row.sheet.name for row in await uow.characters()] == ["Roryn"]  # not deleted
+
+
+# --- the formats ---------------------------------------------------------------------------------
 
 
 def test_json_lines_carry_the_fields_as_keys():
@@ -147,3 +271,18 @@ def test_json_lines_carry_the_fields_as_keys():
     assert str(fields) == (
         'guild=1 channel=2 user=3 command="character create" latency_ms=4.5 outcome=ok'
     )
+
+
+async def test_a_real_command_line_as_json(driver, caplog):
+    """The line of a command the bot ran, through the JSON formatter: every field a key."""
+    guild = driver.add_guild(roles={})
+    gm = driver.member(guild, "Gemma", manage_guild=True)
+    _, record = await run_logged(driver, caplog, gm, "character create", name="Roryn")
+    line = json.loads(JsonFormatter().format(record))
+    assert [key for key in line if key not in ("time", "level", "logger")] == FIELDS
+    assert (line["guild"], line["user"], line["command"]) == (
+        guild.id,
+        gm.user_id,
+        "character create",
+    )
+    assert line["outcome"] == "ok" and isinstance(line["latency_ms"], float)

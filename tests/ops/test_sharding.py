@@ -14,8 +14,8 @@ import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import discord
 import pytest
-from discord.ext import commands
 from pydantic import ValidationError
 from sqlalchemy import text
 from sqlalchemy.engine import make_url
@@ -23,7 +23,7 @@ from sqlalchemy.ext.asyncio import create_async_engine
 
 from bot.app import LastGaspBot, create_bot
 from bot.config import Settings
-from bot.db import Database
+from bot.db.database import Database
 from bot.offline import OfflineDriver
 from bot.shards import shard_of
 from rules.dice import ScriptedRandom
@@ -89,9 +89,9 @@ def test_create_bot_is_auto_sharded_only_when_sharding_is_configured():
     url = "sqlite+aiosqlite:///:memory:"
     plain = create_bot(url)
     assert isinstance(plain, LastGaspBot)
-    assert not isinstance(plain, commands.AutoShardedBot)
+    assert not isinstance(plain, discord.AutoShardedClient)
     sharded = create_bot(url, shard_count=4, shard_ids=[1, 3])
-    assert isinstance(sharded, commands.AutoShardedBot)
+    assert isinstance(sharded, LastGaspBot) and isinstance(sharded, discord.AutoShardedClient)
     assert (sharded.shard_count, sharded.shard_ids) == (4, [1, 3])
     assert create_bot(url, shard_count=2).shard_ids == [0, 1]
     with pytest.raises(ValueError, match="shard_count"):
@@ -172,6 +172,7 @@ async def test_a_click_passes_the_same_shard_guard(tmp_path, caplog):
 GUILDS = 6
 DAMAGE = (1, 2, 3)
 MAX_VIT = 20
+CLICKS = {"lg:board:sheet": "ok", "lg:board:gone": "expired"}  # custom id: its outcome
 
 
 @pytest.fixture
@@ -205,6 +206,9 @@ def two_shard_script() -> dict:
     steps = [step(g, "character create", name="Hero", max_vit=MAX_VIT) for g in guilds]
     for amount in DAMAGE:
         steps += [step(g, "damage", character="Hero", amount=amount) for g in guilds]
+    # Clicks pass the same guard: the board's "My sheet" (the GM's Hero), a button gone.
+    for custom_id in CLICKS:
+        steps += [{"guild": g["id"], "click": custom_id} for g in guilds]
     return {"guilds": guilds, "commands": steps}
 
 
@@ -260,13 +264,19 @@ async def test_two_shard_processes_serve_each_guild_exactly_once(fresh_postgres,
         assert len(lines) == len(script["commands"])
         for number, line in enumerate(lines):
             if line["handled"]:
-                assert number not in handled_by, f"command {number} answered twice"
+                assert number not in handled_by, f"step {number} answered twice"
                 handled_by[number] = shard_id
                 assert "Something went wrong" not in line["text"], line["text"]
-        # The shard's command log: one JSON line per command it answered, all ok.
+                if line["command"] == "lg:board:sheet":
+                    left = MAX_VIT - sum(DAMAGE)
+                    assert "Hero" in line["text"] and f"VIT {left}/" in line["text"]
+        # The shard's command log: one JSON line per step it answered, in order.
         logged = [json.loads(x) for x in err.splitlines() if '"lastgasp.commands"' in x]
-        answered = sum(line["handled"] for line in lines)
-        assert [x["outcome"] for x in logged] == ["ok"] * answered
+        expected = [CLICKS.get(line["command"], "ok") for line in lines if line["handled"]]
+        assert [x["outcome"] for x in logged] == expected
+        assert [x["command"] for x in logged if x["outcome"] == "expired"] == ["board:gone"] * (
+            GUILDS // 2
+        )
         assert {x["guild"] for x in logged} == {
             g["id"] for g in script["guilds"] if shard_of(g["id"], 2) == shard_id
         }

@@ -7,14 +7,18 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import shlex
 import signal
 import sqlite3
 import time
+from collections import Counter
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 
+from bot import replies
+from bot.failures import EXPIRED
 from bot.lifecycle import RESTARTING, InFlight, shut_down
 from bot.offline import Message, snowflake
 from tests.ops.standin import DiscordStandIn, bot_process, running_standin, sqlite_url
@@ -46,7 +50,7 @@ def stored(database: Path) -> tuple[set[str], int, int]:
 
 
 @pytest.mark.slow
-async def test_sigterm_answers_every_command_of_a_burst_and_exits_0(standin, tmp_path):
+async def test_sigterm_answers_every_command_and_click_of_a_burst_and_exits_0(standin, tmp_path):
     database = tmp_path / "bot.db"
     gm = standin.gm
     async with bot_process(standin.url, tmp_path, "run", **env(database)) as bot:
@@ -55,40 +59,77 @@ async def test_sigterm_answers_every_command_of_a_burst_and_exits_0(standin, tmp
         await standin.push(target)
         assert "created" in (await standin.replies(target))[0].title
 
+        target_id = character_id(database, "target")
+
         standin.callback_delay = CALLBACK_DELAY_S
         burst = []
         for i in range(6):
             burst.append(standin.command(gm, "character create", name=f"Extra{i}"))
             burst.append(standin.command(gm, "damage", character="Target", amount=1))
+        # Clicks in flight too: the odds of a character that is up (a refusal), a button the
+        # bot no longer knows (expired).
+        burst.append(standin.click(gm, f"lg:odds:{target_id}"))
+        burst.append(standin.click(gm, "delete:yes:abc123"))
         for payload in burst:
             await standin.push(payload)
         bot.send_signal(signal.SIGTERM)
         signalled = time.monotonic()
         await bot.wait_for_line("SIGTERM: stopping")
         # Arriving while the burst drains: answered, not ignored, and nothing changes.
-        late = standin.command(gm, "damage", character="Target", amount=1)
-        await standin.push(late)
+        late = [
+            standin.command(gm, "damage", character="Target", amount=1),
+            standin.click(gm, "lg:odds:1"),
+            standin.click(gm, f"lg:recover:{target_id}:0:2"),  # a roll: no die is rolled
+            standin.click(gm, "something the bot never drew"),
+        ]
+        for payload in late:
+            await standin.push(payload)
         code = await bot.wait(SHUTDOWN_BOUND_S)
         took = time.monotonic() - signalled
 
     assert code == 0, bot.stderr
     assert took < SHUTDOWN_BOUND_S
     assert "Traceback" not in bot.stderr
-    [late_reply] = standin.callbacks_for(late)
-    assert (late_reply.content, late_reply.ephemeral) == (RESTARTING, True)
+    for payload in late:
+        [late_reply] = standin.callbacks_for(payload)
+        assert (late_reply.content, late_reply.ephemeral) == (RESTARTING, True)
+    # One command log line per interaction, the late ones refused.
+    logged = [
+        dict(field.split("=", 1) for field in shlex.split(line.split("lastgasp.commands: ")[1]))
+        for line in bot.lines
+        if "lastgasp.commands: " in line
+    ]
+    assert len(logged) == 1 + len(burst) + len(late)
+    assert {x["user"] for x in logged} == {str(gm.user_id)}
+    late_lines = [("damage", "refused"), ("odds", "refused"), ("recover", "refused")]
+    late_lines.append(("expired", "refused"))
+    lines = Counter((x["command"], x["outcome"]) for x in logged)
 
     created, damaged = set(), 0
     for payload in burst:
         [reply] = standin.callbacks_for(payload)  # exactly one answer each
-        command = payload["data"]["name"]
+        command = payload["data"].get("name") or payload["data"]["custom_id"]
         if reply.content == RESTARTING:
             assert reply.ephemeral
+        elif command.startswith("lg:odds:"):
+            assert reply.ephemeral and "Target is Up" in reply.content, reply.body
+        elif command == "delete:yes:abc123":
+            assert (reply.content, reply.ephemeral) == (EXPIRED, True)
         elif command == "character":
             assert "created" in reply.title, reply.body
             created.add(payload["data"]["options"][0]["options"][0]["value"].casefold())
         else:
             assert "Damage" in reply.title, reply.body
             damaged += 1
+    expected = Counter([("character create", "ok"), *late_lines])
+    for payload in burst:
+        [reply] = standin.callbacks_for(payload)
+        command = payload["data"].get("name") or payload["data"]["custom_id"]
+        name = {"character": "character create", "delete:yes:abc123": "expired"}.get(command)
+        name = name or ("odds" if command.startswith("lg:odds:") else command)
+        ended = "expired" if reply.content == EXPIRED else "ok"
+        expected[(name, "refused" if reply.ephemeral and ended == "ok" else ended)] += 1
+    assert lines == expected
     # The commands in flight were let finish: answered after the signal, not cut off.
     answered = [c for p in burst for c in standin.callbacks_for(p) if c.content != RESTARTING]
     assert answered and max(c.at for c in answered) > signalled
@@ -143,6 +184,43 @@ async def test_a_second_ctrl_c_stops_waiting_at_once(standin, tmp_path):
     assert "Traceback" not in bot.stderr
 
 
+@pytest.mark.slow
+@pytest.mark.xfail(
+    strict=True,
+    reason="BUG: the 2-second defer timer (bot/replies.py begin -> _defer, started by the tree "
+    "and run_click) is neither tracked by InFlight nor stopped when shut_down cancels the "
+    "interaction it belongs to (bot/lifecycle.py InFlight.cancel; replies.end is never called "
+    "on CancelledError): once the cancel releases the answer's lock, _defer sends a defer for "
+    "an interaction the bot gave up on, fails against the closing session, and asyncio prints "
+    "'Task exception was never retrieved' with a traceback",
+)
+async def test_giving_up_on_a_command_past_its_defer_time_leaves_no_traceback(standin, tmp_path):
+    database = tmp_path / "bot.db"
+    async with bot_process(standin.url, tmp_path, "run", **env(database)) as bot:
+        await standin.connected()
+        standin.callback_delay = 30.0  # Discord never takes the answer: it stays in flight
+        create = standin.command(standin.gm, "character create", name="Roryn")
+        await standin.push(create)
+        await standin.replies(create)
+        await asyncio.sleep(replies.DEFER_AFTER_S + 0.5)  # its defer timer has fired
+        bot.send_signal(signal.SIGINT)
+        await bot.wait_for_line("draining: waiting for 1 interaction(s) in flight")
+        bot.send_signal(signal.SIGINT)  # give up on it now
+        code = await bot.wait(SHUTDOWN_BOUND_S)
+
+    assert code == 0, bot.stderr
+    assert "still running" in bot.stderr
+    assert "Traceback" not in bot.stderr and "never retrieved" not in bot.stderr, bot.stderr
+    # Nothing is sent for an interaction after the bot gave up on it.
+    assert len(standin.callbacks_for(create)) == 1
+
+
+def character_id(database: Path, name_key: str) -> int:
+    with sqlite3.connect(database) as conn:
+        [(row_id,)] = conn.execute("SELECT id FROM characters WHERE name_key = ?", (name_key,))
+    return row_id
+
+
 def stored_names(database: Path) -> set[str]:
     with sqlite3.connect(database) as conn:
         return {row[0] for row in conn.execute("SELECT name_key FROM characters")}
@@ -151,27 +229,46 @@ def stored_names(database: Path) -> set[str]:
 # --- the pieces, without a process ----------------------------------------------------------------
 
 
+def button_message(custom_id: str) -> Message:
+    """A message of the bot's carrying one button: Discord sends a click only for a button that
+    is on the message."""
+    button = {"type": 2, "style": 2, "label": "Button", "custom_id": custom_id}
+    return Message(id=snowflake(), kind="reply", components=[{"type": 1, "components": [button]}])
+
+
 async def test_draining_refuses_commands_clicks_and_autocomplete_in_a_word(driver, caplog):
     guild = driver.add_guild()
     gm = driver.member(guild, "Gemma", manage_guild=True)
     await driver.invoke(gm, "character create", name="Roryn")
+    fall = await driver.invoke(gm, "damage", character="Roryn", amount=10)  # buttons to click
+    recover = next(i for i in fall.reply.custom_ids() if i.startswith("lg:recover:"))
+    rolls_left = driver.bot.rng.remaining
     driver.bot.inflight.draining = True
 
     with caplog.at_level(logging.INFO, logger="lastgasp.commands"):
-        command = await driver.invoke(gm, "damage", character="Roryn", amount=3)
-        clicked = await driver.click(gm, Message(id=snowflake(), kind="reply"), "delete:yes:abc")
+        command = await driver.invoke(gm, "heal", character="Roryn", amount=3)
+        clicks = [
+            await driver.click(gm, fall.reply, recover),  # a roll: refused before any dice
+            await driver.click(gm, button_message("lg:odds:1"), "lg:odds:1"),
+            await driver.click(gm, button_message("delete:yes:abc"), "delete:yes:abc"),  # expired
+        ]
     typed = await driver.autocomplete(gm, "damage", "character", character="Ro")
 
-    for result in (command, clicked):
+    for result in (command, *clicks):
         assert (result.reply.content, result.ephemeral) == (RESTARTING, True)
+        assert len(result.requests) == 1  # one answer, nothing else
     assert typed.choices == []
-    assert [r.msg["outcome"] for r in caplog.records if r.name == "lastgasp.commands"] == [
-        "refused",
-        "refused",
+    lines = [r.msg for r in caplog.records if r.name == "lastgasp.commands"]
+    assert [(line["command"], line["outcome"]) for line in lines] == [
+        ("heal", "refused"),
+        ("recover", "refused"),
+        ("odds", "refused"),
+        ("expired", "refused"),
     ]
+    assert driver.bot.rng.remaining == rolls_left  # no die was rolled
     driver.bot.inflight.draining = False
     after = await driver.invoke(gm, "character show", character="Roryn")
-    assert "VIT 10/10" in after.text()  # the refused damage changed nothing
+    assert "VIT 0/10" in after.text(), after.text()  # the refused heal changed nothing
 
 
 async def test_drain_waits_for_the_tasks_in_flight_and_counts_those_it_gave_up_on():

@@ -38,15 +38,14 @@ def test_U_2_every_visible_field_is_a_change(fields, row):
     assert is_change(before, after)
 
 
-def test_U_2_a_new_threshold_shows_on_every_stack_and_its_own_row():
+def test_U_2_a_new_threshold_shows_on_its_own_row_not_on_every_stack():
     rows = [str(c) for c in diff(make(), make(threshold=5))]
-    assert rows == [
-        "Anger 0/4 → 0/5",
-        "Fear 0/4 → 0/5",
-        "Sadness 0/4 → 0/5",
-        "Guilt 0/4 → 0/5",
-        "Threshold 4 → 5",
-    ]
+    assert rows == ["Threshold 4 → 5"]
+
+
+def test_U_2_a_stack_that_moves_is_written_with_its_threshold():
+    rows = [str(c) for c in diff(make(fear=1), make(fear=2, threshold=5))]
+    assert rows == ["Fear 1/4 → 2/5", "Threshold 4 → 5"]
 
 
 def test_U_2_the_base_die_and_the_wounds_are_changes():

@@ -90,11 +90,11 @@ def test_V_6_instant_death_from_damage_says_why():
     assert outcome.after.dead
     assert outcome.after.vit == -1
     assert outcome.after.state is State.DEAD
-    assert outcome.rules[:4] == ("H-1", "V-6", "V-5", "V-7")
+    assert outcome.rules[:4] == ("V-6", "H-1", "V-5", "V-7")  # the rule the headline is about
     assert outcome.headline.startswith("Killed outright: Hero dies at VIT -1")
     assert "instant death (VIT below 0)" in outcome.headline
     # what the damage alone would have said becomes the first note
-    assert outcome.notes[0].startswith("Hero collapses, Critical at VIT -1")
+    assert not any(note.startswith("Hero collapses") for note in outcome.notes)
 
 
 def test_V_6_instant_death_from_a_critical_bleed():
@@ -106,7 +106,7 @@ def test_V_6_instant_death_from_a_critical_bleed():
     assert outcome.after.vit == -2
     assert {"R-4", "V-6", "V-5"} <= set(outcome.rules)
     assert outcome.headline.startswith("Killed outright: Hero dies at VIT -2")
-    assert outcome.notes[0].startswith("No Crit: Hero loses 1 VIT")
+    assert not any(note.startswith("No Crit: Hero loses 1 VIT") for note in outcome.notes)
 
 
 def test_V_6_instant_death_no_bleed_no_death():
