@@ -88,7 +88,7 @@ def breakdown_started(sheet: Sheet) -> str:
     """E-6 in full: shown once, when the Breakdown begins."""
     assert sheet.breakdown is not None
     emotion = sheet.breakdown
-    return f"In a Breakdown of {emotion.label} (E-6): {BREAKDOWN_EFFECTS[emotion]}"
+    return f"In a Breakdown of {emotion.label}: {BREAKDOWN_EFFECTS[emotion]}"
 
 
 def breakdown_reminder(sheet: Sheet) -> str:
@@ -160,7 +160,9 @@ def finish(
         now, was = injury(after), injury(before)
         # It weighs on the rolls of a character that acts: one that is up.
         if after.state is State.UP and (now != was or now != NO_INJURY):
-            all_notes.append(f"Injury condition (H-3): {now.label}.")
+            all_notes.append(
+                "No injury condition any more." if now == NO_INJURY else f"Injury: {now.label}."
+            )
     return Outcome(
         action=action,
         before=before,

@@ -47,6 +47,6 @@ BREAKDOWN_EFFECTS: dict[Emotion, str] = {
 def breakdown_line(emotion: Emotion) -> str:
     """E-6 in one line, for every reply after the one that announced the Breakdown."""
     return (
-        f"In a Breakdown of {emotion.label} (E-6): Disadvantage on related actions and on "
+        f"In a Breakdown of {emotion.label}: Disadvantage on related actions and on "
         "all Reaction Rolls."
     )

@@ -51,7 +51,13 @@ def raise_emotion(
     rules.append("E-10")
     name, label = sheet.name, emotion.label
     why = "" if cause is EmotionCause.OTHER else f" after {cause.label}"
-    more_stress = f", and +{stress - sheet.stress} Stress" if stress > sheet.stress else ""
+    extra = stress - sheet.stress
+    more_stress = (
+        f"; the stage{'s' if extra > 1 else ''} past the threshold add{'' if extra > 1 else 's'} "
+        f"{extra} Stress"
+        if extra
+        else ""
+    )
     notes: list[str] = []
     if sheet.breakdown is None and breakdown is not None:
         rules.append("E-6")
@@ -176,7 +182,7 @@ def _reaction_roll(
     second = notation.roll(die, rng, label=label, bonuses=bonuses, target=pressure)
     if second.total < kept.total:
         kept, second = second, kept
-    return kept, (kept, second.model_copy(update={"label": f"{label}, dropped (Disadvantage)"}))
+    return kept, (kept, second.model_copy(update={"dropped": True}))
 
 
 def situational_breakdown(
@@ -217,7 +223,7 @@ def situational_breakdown(
     after = sheet.update(**_CLEAR, breakdown=None)
     rules += ["E-6", "E-5"]
     headline = (
-        f"{name} fails again in Breakdown ({verdict}): it must address {label} on the spot, "
+        f"{name} fails while in a Breakdown ({verdict}): it must address {label} on the spot, "
         "which ends the Breakdown; every emotion is cleared, Stress stays."
     )
     notes = [_address_note(sheet, emotion)]

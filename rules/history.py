@@ -35,5 +35,5 @@ def revert(current: Sheet, before: Sheet, after: Sheet, command: str) -> Outcome
             name=current.name,
             command=command,
         )
-    headline = f"Undone: {reverted.name} is back as it was before its /{command}."
+    headline = f"Undone: {reverted.name}'s latest change is reverted."
     return finish("undo", current, reverted, ["U-3"], headline=headline, retirement=False)

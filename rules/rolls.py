@@ -49,6 +49,7 @@ class NumericRoll(BaseModel):
     total: int
     target: int | None = None
     manual: bool = False
+    dropped: bool = False  # rolled, then set aside (Disadvantage keeps the lower of two)
 
     @property
     def modifier(self) -> int:

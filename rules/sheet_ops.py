@@ -103,8 +103,7 @@ def _breakdown_from_stacks(sheet: Sheet, notes: list[str], rules: list[str]) -> 
     for emotion in Emotion:
         if sheet.stack(emotion) >= sheet.threshold:
             notes.append(
-                f"{emotion.label} is at the threshold ({sheet.threshold}): "
-                "a Breakdown begins (E-1)."
+                f"{emotion.label} is at the threshold ({sheet.threshold}): a Breakdown begins."
             )
             rules += ["E-1", "E-6"]
             started = sheet.update(breakdown=emotion)

@@ -101,7 +101,7 @@ def push(
         raise RuleError("A target needs a roll to compare with: give a dice expression too.")
     rules = ["S-6"]
     after = _pay(sheet, amount, f"pushing for +{amount}", "Push for less, or rest first.")
-    label = f"Check: {what.strip()}" if what and what.strip() else "Check"
+    label = f"Check ({what.strip()})" if what and what.strip() else "Check"
     notes = ["The Stamina is spent whether the Check succeeds or not."]
     rolls: tuple[Roll, ...] = ()
     name = sheet.name
@@ -172,8 +172,8 @@ def rest(sheet: Sheet, kind: RestKind) -> Outcome:
         headline = f"{sheet.name} takes {REST_NAMES[kind]}; its Stamina was already full."
     else:
         headline = (
-            f"{sheet.name} takes {REST_NAMES[kind]}: +{after.stamina - sheet.stamina} Stamina, "
-            f"{_left(after)}."
+            f"{sheet.name} takes {REST_NAMES[kind]} and gets back "
+            f"{after.stamina - sheet.stamina} Stamina."
         )
     return finish("rest", sheet, after, ["S-9"], headline=headline)
 

@@ -37,7 +37,7 @@ def _fell(sheet: Sheet, amount: int, before: Sheet) -> str:
     """The headline of damage, by where it leaves the character (V-1..V-4)."""
     name, state = sheet.name, sheet.state
     if state is State.UP:
-        return f"{name} takes {amount} damage: VIT {sheet.vit}/{sheet.max_vit}."
+        return f"{name} takes {amount} damage."
     if state is State.UNCONSCIOUS:
         return (
             f"{name} falls Unconscious at VIT 0: a recovery roll is due at the start of its "
@@ -102,18 +102,17 @@ def heal(sheet: Sheet, amount: int, settings: GuildSettings) -> Outcome:
     elif after.state is State.UNCONSCIOUS:
         headline = (
             f"{name} is stabilised at VIT 0: Unconscious, no longer bleeding. Heal 2 or more "
-            "to wake a character below 0 (H-2)."
+            "to wake a character below 0."
         )
     elif after.vit == sheet.vit:  # RES 0 at VIT 0 healed by 1
         headline = f"The healing changes nothing: {name} is still Dying at VIT 0."
         notes.append(
             "The first point of healing only stabilises at VIT 0, where it already is; with "
-            "RES 0, VIT 0 is still Dying (V-4). Heal 2 or more to wake it (H-2)."
+            "RES 0, VIT 0 is still Dying. Heal 2 or more to wake it."
         )
     else:
         headline = (
-            f"{name} rises to VIT 0, but with RES 0 it is still Dying (V-4): heal 2 or more "
-            "to wake it."
+            f"{name} rises to VIT 0, but with RES 0 it is still Dying: heal 2 or more to wake it."
         )
     return finish("heal", sheet, after, ["H-2"], headline=headline, notes=notes)
 
@@ -242,8 +241,10 @@ def recover(
             vit = 0
             if sheet.res == 0:
                 headline = (
-                    f"A Crit on the Last Gasp: {name} survives, but with RES 0 it is still Dying."
+                    f"A Crit on the Last Gasp: {name} survives, but with RES 0 it is still Dying: "
+                    "another Last Gasp at its next turn."
                 )
+                rules.append("V-4")
             else:
                 headline = (
                     f"A Crit on the Last Gasp: {name} survives, stabilised and Unconscious at "
@@ -256,7 +257,7 @@ def recover(
             rules.append("R-6")
             notes.append(
                 "On this server advantage does not apply to the Last Gasp: it waits for the "
-                "next recovery roll (R-6)."
+                "next recovery roll."
             )
     rules += ["D-1", "D-2", "D-4"]
     if used_advantage:

@@ -102,7 +102,7 @@ def test_C_3_recovery_due_note_names_the_roll(fields, text):
 def test_E_6_breakdown_texts_name_every_effect(emotion):
     sheet = make(**{emotion.value: 4}, breakdown=emotion)
     started = breakdown_started(sheet)
-    assert started == f"In a Breakdown of {emotion.label} (E-6): {BREAKDOWN_EFFECTS[emotion]}"
+    assert started == f"In a Breakdown of {emotion.label}: {BREAKDOWN_EFFECTS[emotion]}"
     related = RELATED_ACTIONS[emotion].removeprefix("If they’re ").rstrip(".")
     for effect in (
         f"Disadvantage on actions related to {emotion.label}",
@@ -135,12 +135,12 @@ def test_V_7_finish_no_state_change_no_state_rule():
 
 def test_H_3_finish_notes_the_condition_after_a_change_of_vit():
     outcome = finish("x", make(vit=10), make(vit=7), [], headline="Hit.")
-    assert outcome.notes == ("Injury condition (H-3): -3 on Action Rolls, -1 on Reaction Rolls.",)
+    assert outcome.notes == ("Injury: -3 on Action Rolls, -1 on Reaction Rolls.",)
 
 
 def test_H_3_finish_notes_the_end_of_the_condition():
     outcome = finish("x", make(vit=5), make(vit=10), [], headline="Healed.")
-    assert outcome.notes == ("Injury condition (H-3): no injury condition.",)
+    assert outcome.notes == ("No injury condition any more.",)
 
 
 def test_H_3_finish_notes_no_condition_for_a_character_that_is_down():

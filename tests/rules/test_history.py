@@ -21,7 +21,7 @@ def test_U_3_the_fields_the_change_changed_go_back(settings):
     outcome = revert(event.after, event.before, event.after, "damage")
     assert outcome.after == event.before
     assert outcome.rules[0] == "U-3"
-    assert outcome.headline == "Undone: Hero is back as it was before its /damage."
+    assert outcome.headline == "Undone: Hero's latest change is reverted."
     assert [str(c) for c in outcome.changes] == ["VIT 6 → 10"]
 
 
@@ -55,7 +55,7 @@ def test_U_3_a_rename_is_reverted():
     event = edit_sheet(make(name="Roryn"), name="Taomkin", by_gm=False, in_combat=False)
     outcome = revert(event.after, event.before, event.after, "character edit")
     assert outcome.after.name == "Roryn"
-    assert outcome.headline == "Undone: Roryn is back as it was before its /character edit."
+    assert outcome.headline == "Undone: Roryn's latest change is reverted."
     assert [str(c) for c in outcome.changes] == ["Name Taomkin → Roryn"]
 
 

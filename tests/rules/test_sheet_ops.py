@@ -82,8 +82,8 @@ def test_E_1_edit_a_stack_clamped_to_the_threshold_begins_a_breakdown():
     assert outcome.after.fear == 2
     assert outcome.after.breakdown is Emotion.FEAR
     assert {"E-1", "E-6"} <= set(outcome.rules)
-    assert outcome.notes[1].startswith("In a Breakdown of Fear (E-6): Disadvantage")
-    assert outcome.notes[0] == "Fear is at the threshold (2): a Breakdown begins (E-1)."
+    assert outcome.notes[1].startswith("In a Breakdown of Fear: Disadvantage")
+    assert outcome.notes[0] == "Fear is at the threshold (2): a Breakdown begins."
 
 
 def test_S_2_editing_the_base_die_keeps_the_wounds_and_a_breakdown():

@@ -176,7 +176,7 @@ def test_S_5_E_6_a_reaction_in_breakdown_is_reminded_of_the_disadvantage():
     outcome = react(make(anger=4, breakdown="anger"))
     assert "E-6" in outcome.rules
     assert outcome.notes == (
-        "In a Breakdown of Anger (E-6): Disadvantage on related actions and on all Reaction Rolls.",
+        "In a Breakdown of Anger: Disadvantage on related actions and on all Reaction Rolls.",
     )
 
 
@@ -201,7 +201,7 @@ def test_S_6_push_rolled_adds_n_and_compares_with_the_target():
     assert roll.bonuses == (("push", 2),)
     assert roll.total == 6
     assert roll.success is True
-    assert roll.label == "Check: climb"
+    assert roll.label == "Check (climb)"
     assert outcome.headline == "Hero pushes for +2: the Check succeeds (6 against 6)."
 
 
@@ -336,7 +336,7 @@ def test_S_9_rest_never_above_the_maximum():
 
 def test_S_9_rest_headlines():
     assert rest(make(stamina=3), RestKind.SHORT).headline == (
-        "Hero takes a short rest: +1 Stamina, Stamina 4/8."
+        "Hero takes a short rest and gets back 1 Stamina."
     )
     full = rest(make(), RestKind.RESPITE)
     assert full.headline == "Hero takes a respite; its Stamina was already full."
