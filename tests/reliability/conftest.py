@@ -2,18 +2,26 @@
 and, when TEST_DATABASE_URL names a server, on PostgreSQL in a database of its own.
 
 The Harness class is the one of tests/discord (its speakers, setup helpers and the check of
-every captured body against Discord's OpenAPI description, skipped when the description is not
-found); only how it is built differs here.
+every captured body against Discord's OpenAPI description; without the description the bodies
+go unvalidated and every other check still runs); only how it is built differs here.
+
+What the suite checks of every interaction, shared by its files:
+- `callbacks(result)`: the interaction callbacks it sent; exactly one, of type 4 (a message),
+  5 (a defer) or 8 (autocomplete choices), whatever else it sends as followups;
+- `snapshot(db)`: every row of every table as stored, so that a refusal can be shown to leave
+  the database unchanged byte for byte;
+- `LogCapture`: what the bot logged (`lastgasp.errors` at any level, anything at ERROR).
 """
 
 from __future__ import annotations
 
 import contextlib
 import copy
+import logging
 import os
 import random
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +31,7 @@ from sqlalchemy.engine import make_url
 from bot.app import create_bot
 from bot.db.engine import READ_ONLY
 from bot.db.tables import metadata
-from bot.offline import OfflineDriver, Request
+from bot.offline import OfflineDriver, Request, Result
 from tests.discord.conftest import Harness, NoSpec, SpecValidator, load_validator
 
 PG_SERVER = os.environ.get("TEST_DATABASE_URL")
@@ -34,6 +42,8 @@ BACKENDS = [
     pytest.param("postgresql", id="postgresql", marks=pytest.mark.postgres),
 ]
 
+ANSWERS = (4, 5, 8)  # the callback types that answer a command or an autocomplete
+CLICK_ANSWERS = (4, 5, 6, 7)  # and a click: also an update of the clicked message (6, 7)
 
 Validator = SpecValidator | NoSpec
 
@@ -77,9 +87,13 @@ async def database_url(backend: str, tmp_path: Path) -> AsyncIterator[str]:
 
 @contextlib.asynccontextmanager
 async def started_harness(
-    url: str, validator: Validator, rng: random.Random | None = None
+    url: str,
+    validator: Validator,
+    rng: random.Random | None = None,
+    *,
+    board_interval: float | None = None,
 ) -> AsyncIterator[Harness]:
-    bot = create_bot(url, rng=rng or random.Random(0))
+    bot = create_bot(url, rng=rng or random.Random(0), board_interval=board_interval)
     driver = OfflineDriver(bot)
     await driver.start()
     try:
@@ -152,3 +166,62 @@ def of_guild(state: dict[str, list[dict]], guild_id: int) -> dict[str, list[dict
         for table, rows in state.items()
         if table != "sqlite_sequence"
     }
+
+
+# --- what an interaction sent -------------------------------------------------------------------
+
+
+def callbacks(result: Result) -> list[Request]:
+    """The interaction callbacks among the requests of one interaction."""
+    return [r for r in result.requests if r.path.endswith("/callback")]
+
+
+def assert_answered_once(result: Result, what: str = "", answers: tuple[int, ...] = ANSWERS) -> int:
+    """Exactly one callback, and it answers (4, 5 or 8; `answers` for a click); followups may
+    come after. Returns its type."""
+    sent = callbacks(result)
+    kinds = [r.payload.get("type") if isinstance(r.payload, dict) else None for r in sent]
+    assert len(sent) == 1, f"{len(sent)} callbacks {kinds} for one interaction {what}"
+    assert kinds[0] in answers, f"the callback is of type {kinds[0]}, not an answer {what}"
+    return int(kinds[0])
+
+
+def is_refusal(result: Result) -> bool:
+    """A private text and nothing else: how the bot says no."""
+    reply = result.reply
+    return reply.ephemeral and not (reply.embeds or reply.components or reply.files)
+
+
+class LogCapture(logging.Handler):
+    """What the bot logs: every record of `lastgasp.errors` (a command or a click that failed,
+    or whose reply failed), and anything at ERROR from any logger."""
+
+    ERRORS = "lastgasp.errors"
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.name.startswith(self.ERRORS) or record.levelno >= logging.ERROR:
+            self.records.append(record)
+
+    def clear(self) -> None:
+        self.records.clear()
+
+    def text(self) -> str:
+        return "; ".join(f"{r.name}: {r.getMessage()}" for r in self.records)
+
+
+@contextlib.contextmanager
+def captured_logs() -> Iterator[LogCapture]:
+    capture = LogCapture()
+    errors = logging.getLogger(LogCapture.ERRORS)
+    level = errors.level
+    errors.setLevel(logging.DEBUG)
+    logging.getLogger().addHandler(capture)
+    try:
+        yield capture
+    finally:
+        logging.getLogger().removeHandler(capture)
+        errors.setLevel(level)
