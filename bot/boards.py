@@ -24,6 +24,7 @@ import discord
 
 from bot.db.records import Board
 from bot.render.board import board_reply
+from bot.replies import NO_PINGS
 from bot.services import board as service
 from bot.shards import serves
 
@@ -139,7 +140,7 @@ class Boards:
             reply = board_reply(view, self.bot.clock())
             channel = self.bot.get_partial_messageable(board.channel_id, guild_id=board.guild_id)
             await channel.get_partial_message(board.message_id).edit(
-                embeds=reply.embeds, view=reply.view
+                embeds=reply.embeds, view=reply.view, allowed_mentions=NO_PINGS
             )
         except discord.HTTPException as error:
             if error.code in GONE or error.status == 404:

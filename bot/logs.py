@@ -99,7 +99,12 @@ def command_name(interaction: discord.Interaction[Any]) -> str:
     names = [str(data.get("name", "?"))]
     options = data.get("options") or []
     # Subcommand (1) and group (2) options carry the rest of the name.
-    while options and isinstance(options[0], dict) and options[0].get("type") in (1, 2):
+    while (
+        isinstance(options, list)
+        and options
+        and isinstance(options[0], dict)
+        and options[0].get("type") in (1, 2)
+    ):
         names.append(str(options[0].get("name")))
         options = options[0].get("options") or []
     return " ".join(names)

@@ -87,6 +87,9 @@ def problem(interaction: discord.Interaction[Any]) -> str | None:
             )
         given.add(name)
         if autocomplete and option.get("focused"):
+            # Any partial text, but of the declared type (discord.py reads it by that type).
+            if option.get("type") != param.type.value:
+                return _not_as_declared(name)
             continue
         found = _problem(param, option, resolved)
         if found:
@@ -119,9 +122,7 @@ def _shown(value: object) -> str:
 def _problem(param: app_commands.Parameter, option: dict[str, Any], resolved: Any) -> str | None:
     name = param.display_name
     if option.get("type") != param.type.value or "value" not in option:
-        return (
-            f"`{name}` arrived as something else than it is declared. Check the option and retry."
-        )
+        return _not_as_declared(name)
     value = option["value"]
     wrong = _wrong_type(param.type, value)
     if wrong:
@@ -129,6 +130,10 @@ def _problem(param: app_commands.Parameter, option: dict[str, Any], resolved: An
     if param.type in _RESOLVED and not _is_resolved(param.type, str(value), resolved):
         return f"`{name}` must be picked from Discord's list. Pick it again and retry."
     return _out_of_bounds(param, value)
+
+
+def _not_as_declared(name: str) -> str:
+    return f"`{name}` arrived as something else than it is declared. Check the option and retry."
 
 
 def _is_resolved(kind: _Type, snowflake: str, resolved: Any) -> bool:

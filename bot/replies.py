@@ -19,6 +19,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
+import aiohttp
 import discord
 
 from bot.render.reply import Reply
@@ -29,12 +30,17 @@ DEFER_AFTER_S = 2.0  # Discord's window is 3 s; the defer itself takes a round t
 NO_PINGS = discord.AllowedMentions.none()
 PLACEHOLDER = "…"
 _KEY = "lastgasp.answer"
+ALREADY_ACKNOWLEDGED = 40060  # Discord's code: this interaction has its callback already
+# What a request that may or may not have reached Discord raises besides an HTTP error.
+_NETWORK = (TimeoutError, aiohttp.ClientError, OSError)
 
 
 @dataclass
 class _Answer:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     deferred: bool = False
+    # The defer failed without an answer from Discord: it may have been taken all the same.
+    defer_unsure: bool = False
     filled: bool = False  # the deferred message has its content
     timer: asyncio.TimerHandle | None = None
     defer_task: asyncio.Task[None] | None = None
@@ -48,8 +54,10 @@ def _answer(interaction: discord.Interaction[Any]) -> _Answer:
     return state
 
 
-def begin(interaction: discord.Interaction[Any], defer_after: float = DEFER_AFTER_S) -> None:
+def begin(interaction: discord.Interaction[Any], defer_after: float | None = None) -> None:
     """Start the clock of one interaction: deferred if it has not answered in time."""
+    if defer_after is None:
+        defer_after = DEFER_AFTER_S  # read now: a setting changed at run time counts
     state = _answer(interaction)
     state.handler = asyncio.current_task()
     loop = asyncio.get_running_loop()
@@ -72,7 +80,7 @@ def end(interaction: discord.Interaction[Any]) -> None:
 def answered(interaction: discord.Interaction[Any]) -> bool:
     """Whether the user has an answer (not merely "thinking")."""
     state = interaction.extras.get(_KEY)
-    done = interaction.response.is_done()
+    done = interaction.response.is_done() or (state is not None and state.deferred)
     return done and not (state is not None and state.deferred and not state.filled)
 
 
@@ -84,6 +92,12 @@ async def _defer(interaction: discord.Interaction[Any], state: _Answer) -> None:
             await interaction.response.defer(thinking=True)
         except discord.HTTPException as error:  # the answer will be tried anyway
             log.warning("could not defer interaction %s: %r", interaction.id, error)
+            # A retry refused as acknowledged: Discord took the defer, its answer was lost.
+            state.deferred = error.code == ALREADY_ACKNOWLEDGED
+            return
+        except _NETWORK as error:
+            log.warning("could not defer interaction %s: %r", interaction.id, error)
+            state.defer_unsure = True
             return
         state.deferred = True
 
@@ -111,11 +125,17 @@ async def deliver(interaction: discord.Interaction[Any], reply: Reply) -> None:
 
 async def _send(interaction: discord.Interaction[Any], state: _Answer, reply: Reply) -> None:
     kwargs = _kwargs(reply)
-    if not interaction.response.is_done():
-        await interaction.response.send_message(
-            **kwargs, files=_files(reply), ephemeral=reply.ephemeral
-        )
-    elif state.deferred and not state.filled:
+    if not state.deferred and not interaction.response.is_done():
+        try:
+            await interaction.response.send_message(
+                **kwargs, files=_files(reply), ephemeral=reply.ephemeral
+            )
+            return
+        except discord.HTTPException as error:
+            if not (state.defer_unsure and error.code == ALREADY_ACKNOWLEDGED):
+                raise
+            state.deferred = True  # the defer that seemed lost was taken: fill it
+    if state.deferred and not state.filled:
         await _fill(interaction, reply, kwargs)
         state.filled = True
     else:
@@ -150,7 +170,7 @@ async def update(interaction: discord.Interaction[Any], reply: Reply) -> None:
     """A click's answer that replaces the clicked message (the delete question's)."""
     state = _answer(interaction)
     async with state.lock:
-        if interaction.response.is_done():  # deferred: a message of its own instead
+        if interaction.response.is_done() or state.deferred:  # a message of its own instead
             await _send(interaction, state, reply)
             return
         kwargs = _kwargs(reply)

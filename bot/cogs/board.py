@@ -32,7 +32,9 @@ class BoardCog(
         reply = board_reply(view, bot.clock())
         channel = bot.get_partial_messageable(caller.channel_id, guild_id=caller.guild_id)
         assert reply.view is not None  # a board always has its buttons
-        message = await channel.send(embeds=reply.embeds, view=reply.view)
+        message = await channel.send(
+            embeds=reply.embeds, view=reply.view, allowed_mentions=replies.NO_PINGS
+        )
         old = await service.start_board(bot.db, caller, message.id)
         bot.boards.started(Board(caller.guild_id, caller.channel_id, message.id))
         if old is not None and old.message_id != message.id:
@@ -57,7 +59,9 @@ async def _edit(bot: discord.Client, board: Board, reply: Reply) -> None:
     """Leave a line on a board's old message; one deleted meanwhile needs none."""
     channel = bot.get_partial_messageable(board.channel_id, guild_id=board.guild_id)
     with contextlib.suppress(discord.HTTPException):
-        await channel.get_partial_message(board.message_id).edit(embeds=reply.embeds, view=None)
+        await channel.get_partial_message(board.message_id).edit(
+            embeds=reply.embeds, view=None, allowed_mentions=replies.NO_PINGS
+        )
 
 
 async def setup(bot: commands.Bot) -> None:

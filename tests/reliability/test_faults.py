@@ -316,11 +316,6 @@ def deferred(harness: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
     """The bot defers after DEFER_S, and /damage's transaction takes SLOW_S: every command is
     answered on the deferred path (a "thinking" callback, then an edit of that message)."""
     monkeypatch.setattr(replies, "DEFER_AFTER_S", DEFER_S)
-    # bot/replies.py binds DEFER_AFTER_S as begin()'s default argument at import: set that too
-    # (test_the_defer_delay_can_be_changed_at_run_time shows it).
-    defaults = replies.begin.__defaults__
-    if defaults and isinstance(defaults[0], float):
-        monkeypatch.setattr(replies.begin, "__defaults__", (DEFER_S, *defaults[1:]))
     db = harness.db
     act = db.act
 
@@ -357,15 +352,6 @@ DEFERRED_FAULTS = [
         4,
         "lastgasp",
         id="defer-timeout",
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason=(
-                "BUG: bot/replies.py:_defer catches discord.HTTPException only: a defer that "
-                "times out (or fails in aiohttp) ends its task with the exception, which "
-                "asyncio logs at ERROR as 'Task exception was never retrieved' instead of the "
-                "bot's own warning (the answer itself still arrives)"
-            ),
-        ),
     ),
     pytest.param(["ok", "500"], 5, None, id="answer-500-then-delivered"),
     pytest.param(["ok"] + ["500"] * 5, 5, "lastgasp.errors", id="answer-500-on-every-retry"),
@@ -376,16 +362,6 @@ DEFERRED_FAULTS = [
         5,
         "lastgasp",
         id="defer-delivered-but-answer-lost",
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason=(
-                "BUG: a defer Discord took but whose answer was lost (discord.py retries it "
-                "and gets 40060 'already acknowledged') is taken for a failed defer "
-                "(bot/replies.py:_defer leaves state.deferred False), so the answer is sent "
-                "as a new callback, refused 40060 again, and the deferred message is never "
-                "filled: the user sees 'thinking…' for a change that was made"
-            ),
-        ),
     ),
 ]
 
@@ -437,14 +413,6 @@ async def test_a_refusal_after_a_defer_stays_private_under_a_fault(deferred: Any
     assert await snapshot(h.db) == before
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "BUG: bot/replies.py:begin(interaction, defer_after=DEFER_AFTER_S) binds the delay as "
-        "a default argument when the module is imported, so setting bot.replies.DEFER_AFTER_S "
-        "(as a test or an operator would) changes nothing"
-    ),
-)
 async def test_the_defer_delay_can_be_changed_at_run_time(
     harness: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -465,15 +433,6 @@ async def test_the_defer_delay_can_be_changed_at_run_time(
 # --- the bot's own channel messages (the status boards) ------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "BUG: bot/cogs/board.py:_edit (and bot/boards.py:Boards._edit) edit the board message "
-        "with embeds only and no allowed_mentions: discord.py adds the bot's AllowedMentions."
-        "none() to an edit only when it has content, so the body allows mentions, against "
-        "docs/commands.md's 'no mention is allowed' (embeds themselves never ping)"
-    ),
-)
 async def test_a_board_edit_allows_no_mention(harness: Any) -> None:
     h = harness
     await h.run(h.gm, "board start")

@@ -216,14 +216,8 @@ def leaf_of(payload: dict, command: app_commands.Command) -> dict:
 
 
 # Malformations the fuzzer leaves out while a known bug fails them every time: each is pinned by
-# an xfail(strict) test below, which fails once the bug is fixed (then drop it from here).
-KNOWN_BUGS = {
-    "not a list",  # test_options_that_are_not_a_list_are_refused_once
-    "focused type",  # test_an_autocomplete_with_a_malformed_focused_option_answers
-    # test_faults.py::test_a_board_edit_allows_no_mention: an embeds-only edit of a board
-    # message carries no allowed_mentions (it cannot ping: embeds never do).
-    "board edit mentions",
-}
+# an xfail(strict) test, which fails once the bug is fixed (then drop it from here).
+KNOWN_BUGS: set[str] = set()
 
 
 def no_pings(request: Request) -> None:
@@ -631,14 +625,6 @@ async def test_a_malformed_option_is_refused_once_and_changes_nothing(harness, a
     await _refused_and_unchanged(harness, _damage(harness, [amount, _roryn()]))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "BUG: bot/logs.py:command_name indexes `options[0]` assuming a list; options sent as "
-        "an object raise KeyError in bot/lifecycle.py:admitted, before interaction_check's "
-        "guard, so the interaction is never answered (the task's exception goes unretrieved)"
-    ),
-)
 @pytest.mark.parametrize("command", ["damage", "character list"])
 async def test_options_that_are_not_a_list_are_refused_once(harness, command):
     h = harness
@@ -697,15 +683,6 @@ async def test_an_autocomplete_of_anything_answers_valid_choices(harness, typed)
     assert not logged.records, logged.text()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "BUG: bot/options.py:problem skips every check of the focused option of an "
-        "autocomplete, its type too: a focused option without `type`, or with a `type` that is "
-        "not a number, reaches discord.py, which fails reading it (KeyError) or completing it "
-        "('Ignoring exception in autocomplete', logged at ERROR): no choices are ever sent"
-    ),
-)
 @pytest.mark.parametrize(
     "mangle",
     [

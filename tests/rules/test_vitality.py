@@ -540,7 +540,8 @@ def test_R_5_last_gasp_crit_with_res_zero_stays_dying_at_zero_and_says_so(settin
     assert outcome.after.state is State.DYING
     assert not outcome.after.dead
     assert outcome.headline == (
-        "A Crit on the Last Gasp: Hero survives, but with RES 0 it is still Dying: another Last Gasp at its next turn."
+        "A Crit on the Last Gasp: Hero survives, but with RES 0 it is still Dying: "
+        "another Last Gasp at its next turn."
     )
 
 
