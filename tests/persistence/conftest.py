@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from bot.db import Database
+from bot.db.codec import Clock
+from bot.db.database import Database
 from bot.db.engine import create_engine
 from tests.persistence.helpers import Target
 
@@ -26,11 +27,11 @@ BACKENDS = [
 ]
 
 
-@pytest.fixture(params=BACKENDS)
-async def target(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Target]:
-    """An empty database (no schema yet)."""
-    if request.param == "sqlite":
-        yield Target(f"sqlite+aiosqlite:///{tmp_path / 'test.db'}")
+@contextlib.asynccontextmanager
+async def empty_database(backend: str, tmp_path: Path) -> AsyncIterator[Target]:
+    """A database with no schema yet: an SQLite file, or a PostgreSQL schema of its own."""
+    if backend == "sqlite":
+        yield Target(f"sqlite+aiosqlite:///{tmp_path / f'{uuid.uuid4().hex[:8]}.db'}")
         return
     if not PG_URL:
         pytest.skip(SKIP_PG)
@@ -46,9 +47,23 @@ async def target(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterato
         await admin.dispose()
 
 
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+async def target(backend: str, tmp_path: Path) -> AsyncIterator[Target]:
+    """An empty database (no schema yet)."""
+    async with empty_database(backend, tmp_path) as found:
+        yield found
+
+
 @contextlib.asynccontextmanager
-async def upgraded(target: Target) -> AsyncIterator[Database]:
-    database = await target.connect()
+async def upgraded(
+    target: Target, *, clock: Clock | None = None, hot_path: bool = True
+) -> AsyncIterator[Database]:
+    database = await target.connect(clock=clock, hot_path=hot_path)
     try:
         await database.upgrade()
         yield database

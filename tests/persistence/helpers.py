@@ -6,10 +6,14 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.db import Database, Event
+from bot.db.codec import Clock
+from bot.db.database import Database
+from bot.db.records import CharacterRow, Event
 from bot.services.base import run_character_action
-from bot.services.context import ActionContext, Caller, CharacterRow, Permission
-from rules.models import Sheet
+from bot.services.context import ActionContext, Caller, Permission
+from bot.services.context import Target as Who
+from rules import history
+from rules.models import GuildSettings, Sheet
 from rules.outcome import Outcome
 from rules.vitality import damage, heal
 
@@ -28,8 +32,14 @@ class Target:
     def postgres(self) -> bool:
         return self.url.startswith("postgresql")
 
-    async def connect(self) -> Database:
-        return await Database.connect(self.url, connect_args=self.connect_args)
+    async def connect(self, *, clock: Clock | None = None, hot_path: bool = True) -> Database:
+        if clock is None:
+            return await Database.connect(
+                self.url, connect_args=self.connect_args, hot_path=hot_path
+            )
+        return await Database.connect(
+            self.url, connect_args=self.connect_args, clock=clock, hot_path=hot_path
+        )
 
 
 def caller(guild_id: int = GUILD, user_id: int = OWNER, *, gm: bool = False) -> Caller:
@@ -47,28 +57,29 @@ async def create(
     return row
 
 
-async def hit(db: Database, name: str | None, amount: int, *, who: Caller | None = None) -> Outcome:
-    """/damage through the shared runner."""
+async def hit(db: Database, name: Who, amount: int, *, who: Caller | None = None) -> Outcome:
+    """/damage through the shared runner (Database.act)."""
 
     def apply(ctx: ActionContext) -> Outcome:
         return damage(ctx.sheet, amount, ctx.settings)
 
-    return await run_character_action(
+    acted = await run_character_action(
         db,
         who or caller(),
         command="damage",
         inputs={"amount": amount},
-        character=name,
+        target=name,
         permission=Permission.OWNER_OR_GM,
         apply=apply,
         rng=random.Random(0),
     )
+    return acted.outcome
 
 
 async def log_of(db: Database, character_id: int, guild_id: int = GUILD) -> list[Event]:
-    """The character's whole event log, oldest first."""
+    """The character's whole event log, bookkeeping included, oldest first."""
     async with db.transaction(guild_id, read_only=True) as uow:
-        return list(reversed(await uow.history(character_id, 1_000_000)))
+        return list(reversed(await uow.history(character_id, 1_000_000, bookkeeping=True)))
 
 
 async def sheet_of(db: Database, character_id: int, guild_id: int = GUILD) -> Sheet | None:
@@ -77,17 +88,16 @@ async def sheet_of(db: Database, character_id: int, guild_id: int = GUILD) -> Sh
     return None if row is None else row.sheet
 
 
-def replay(events: list[Event]) -> Sheet | None:
+def replay(events: list[Event], settings: GuildSettings | None = None) -> Sheet | None:
     """Rebuild a sheet from its log, re-applying every rule from its inputs, and check that
-    each event starts where the one before it ended (no gap, nothing lost)."""
-    from rules.models import GuildSettings
-
-    settings = GuildSettings()
+    each event starts where the one before it ended (the events chain: no gap, nothing lost,
+    nothing applied twice)."""
+    settings = settings or GuildSettings()
     by_id = {event.id: event for event in events}
     sheet: Sheet | None = None
     for event in events:
         if event.before is None and event.after is None:
-            continue  # no change (a selection, a setting)
+            continue  # no sheet (a selection)
         assert event.before == sheet, f"event {event.id} does not start where the last ended"
         if event.command in ("character create", "character import"):
             expected = event.after
@@ -95,8 +105,10 @@ def replay(events: list[Event]) -> Sheet | None:
             expected = damage(sheet, event.inputs["amount"], settings).after
         elif event.command == "heal":
             expected = heal(sheet, event.inputs["amount"], settings).after
-        elif event.command == "undo":
-            expected = by_id[event.inputs["event_id"]].before
+        elif event.command == "undo":  # U-3: the fields the change changed, and only those
+            undone = by_id[event.inputs["event_id"]]
+            assert sheet is not None and undone.before is not None and undone.after is not None
+            expected = history.revert(sheet, undone.before, undone.after, undone.command).after
         else:
             expected = event.after
         assert event.after == expected, f"event {event.id} ({event.command}) does not replay"

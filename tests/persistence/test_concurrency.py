@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
 
-from bot.db import Database
-from rules.outcome import RuleError
+from bot.db.database import Database
+from rules.errors import RuleError
 from tests.persistence.helpers import GUILD, caller, create, hit, log_of, replay, sheet_of
 
 
@@ -23,8 +24,13 @@ async def test_100_concurrent_damage_commands_lose_nothing(db: Database) -> None
     damage_events = [event for event in events if event.command == "damage"]
     assert len(damage_events) == 100
     assert [event.command for event in events] == ["character create"] + ["damage"] * 100
-    # Each event starts exactly where the previous one ended, and the last is the sheet.
+    # 100 chained events: each starts exactly where the previous one ended, in the order of
+    # the saves, and the last is the sheet.
+    for previous, event in itertools.pairwise(events):
+        assert event.before == previous.after, f"event {event.id} does not chain"
+    assert [event.id for event in events] == sorted(event.id for event in events)
     assert replay(events) == sheet
+    assert all(event.is_change for event in damage_events)
     # Every command saw a distinct VIT: serialised, none read a stale sheet.
     assert len({outcome.before.vit for outcome in outcomes}) == 100
     # A hot row is a queue, not a storm of retries.

@@ -14,15 +14,23 @@ from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import inspect, text
 
-from bot.db import Database, upgrade
+from bot.db.database import Database
 from bot.db.engine import create_engine
-from bot.db.migrate import alembic_config
+from bot.db.migrate import alembic_config, upgrade, upgrade_engine
 from bot.db.tables import metadata
 from tests.persistence.conftest import PG_URL, SKIP_PG
 
 ROOT = Path(__file__).resolve().parents[2]
 HEAD = ScriptDirectory.from_config(alembic_config()).get_current_head()
-TABLES = {"guilds", "characters", "combats", "combat_members", "active_characters", "events"}
+TABLES = {
+    "guilds",
+    "characters",
+    "combats",
+    "combat_members",
+    "active_characters",
+    "events",
+    "boards",
+}
 
 
 async def _version(db: Database) -> str | None:
@@ -40,7 +48,7 @@ async def test_models_and_migrations_agree(db: Database) -> None:
 
 
 async def test_upgrade_is_idempotent_and_reaches_head(db: Database) -> None:
-    assert HEAD == "0001"
+    assert HEAD == "0002"
     assert await _version(db) == HEAD
     await db.upgrade()  # a restart of the bot
     assert await _version(db) == HEAD
@@ -57,6 +65,22 @@ async def test_upgrade_function_builds_an_empty_sqlite_file(tmp_path: Path) -> N
         assert names == TABLES | {"alembic_version"}
     finally:
         await database.close()
+
+
+async def test_downgrade_to_0001_then_up_again_agrees_with_the_models(db: Database) -> None:
+    from alembic import command
+
+    async with db.engine.begin() as conn:
+        await conn.run_sync(lambda c: command.downgrade(alembic_config(connection=c), "0001"))
+        names = await conn.run_sync(lambda c: set(inspect(c).get_table_names()))
+        columns = await conn.run_sync(
+            lambda c: {col["name"] for col in inspect(c).get_columns("events")}
+        )
+    assert "boards" not in names and "is_change" not in columns
+    assert await _version(db) == "0001"
+    await upgrade_engine(db.engine)
+    assert await _version(db) == HEAD
+    await test_models_and_migrations_agree(db)
 
 
 async def test_downgrade_to_base_removes_the_schema(db: Database) -> None:

@@ -6,10 +6,11 @@ import random
 
 import pytest
 
-from bot.db import Database
+from bot.db.database import Database
 from bot.services.base import run_character_action
 from bot.services.context import ActionContext, Permission
-from rules.outcome import Outcome, RuleError
+from rules.errors import RuleError
+from rules.outcome import Outcome
 from rules.vitality import damage
 from tests.persistence.helpers import GUILD, caller, create, hit, log_of, sheet_of
 
@@ -23,12 +24,26 @@ async def test_the_active_character_is_the_default(db: Database) -> None:
     assert (await hit(db, None, 2)).after.vit == 8
 
 
-async def test_an_unknown_name_is_refused_with_the_name_escaped(db: Database) -> None:
+async def test_a_row_id_targets_that_character_and_a_gone_one_is_refused(db: Database) -> None:
+    row = await create(db, "Ida")
+    await create(db, "Other")
+    assert (await hit(db, row.id, 3)).after.vit == 7  # a button's target: the row id
+    async with db.transaction(GUILD) as uow:
+        await uow.delete_character(row.id)
+    with pytest.raises(RuleError, match="no longer exists"):
+        await hit(db, row.id, 1)
+    with pytest.raises(RuleError, match="no longer exists"):
+        await hit(db, 424242, 1)
+    assert [event.command for event in await log_of(db, row.id)] == ["character create", "damage"]
+
+
+async def test_an_unknown_name_is_refused_with_the_name_as_a_value(db: Database) -> None:
     with pytest.raises(RuleError) as refused:
         await hit(db, "**Bo**", 1)
     assert str(refused.value) == (
-        r"No character named \*\*Bo\*\* in this server. /character list shows the names."
+        "No character named **Bo** in this server. /character list shows the names."
     )
+    assert refused.value.values == {"name": "**Bo**"}  # escaped where it is rendered
 
 
 async def test_permissions_are_checked_before_the_rule(db: Database) -> None:
@@ -53,7 +68,7 @@ async def test_a_refusal_changes_nothing_and_logs_nothing(db: Database) -> None:
             caller(),
             command="x",
             inputs={},
-            character="Dax",
+            target="Dax",
             permission=Permission.ANYONE,
             apply=refuse_late,
             rng=random.Random(1),
@@ -74,16 +89,18 @@ async def test_the_rule_sees_settings_combat_and_caller(db: Database) -> None:
         return damage(ctx.sheet, 2, ctx.settings)
 
     rng = random.Random(5)
-    outcome = await run_character_action(
+    acted = await run_character_action(
         db,
         caller(user_id=7),
         command="damage",
         inputs={"amount": 2},
-        character="eve",
+        target="eve",
         permission=Permission.OWNER_OR_GM,
         apply=spy,
         rng=rng,
     )
+    outcome = acted.outcome
+    assert acted.character_id == row.id and acted.settings == seen[0].settings
     (ctx,) = seen
     assert (ctx.in_combat, ctx.combat_round, ctx.is_gm, ctx.caller_id) == (True, 3, False, 7)
     assert ctx.rng is rng and ctx.sheet == row.sheet

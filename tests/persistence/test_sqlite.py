@@ -7,7 +7,7 @@ import sqlite3
 import pytest
 from sqlalchemy import text
 
-from bot.db import Database
+from bot.db.database import Database
 from bot.db.engine import BUSY_TIMEOUT_MS, DEFAULT_URL, database_url
 from tests.persistence.helpers import GUILD, create
 

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import pytest
+from sqlalchemy import select
 
-from bot.db import Combat, Database, StaleWriteError
+from bot.db.database import Database
+from bot.db.errors import StaleWriteError
+from bot.db.records import Board, Combat
+from bot.db.tables import characters
+from rules.errors import RuleError
 from rules.models import DeathRule, GuildSettings, Sheet
-from rules.outcome import RuleError
-from tests.persistence.helpers import GUILD, create, log_of, sheet_of
+from tests.persistence.helpers import GUILD, create, hit, log_of, sheet_of
 
 
 async def test_settings_default_then_saved(db: Database) -> None:
@@ -149,6 +153,7 @@ async def test_an_error_inside_the_transaction_changes_nothing(db: Database) -> 
     row = await create(db, "Safe")
     with pytest.raises(RuleError):
         async with db.transaction(GUILD) as uow:
+            await uow.character_by_id(row.id)
             await uow.save_character(row.id, row.sheet.update(vit=1))
             await uow.log(row.id, 7, "damage", {"amount": 9}, before=row.sheet)
             await uow.set_day(9)
@@ -170,6 +175,14 @@ async def test_a_save_that_lost_a_race_fails_instead_of_overwriting(db: Database
         uow._loaded[stale.id] = (1, uow._loaded[stale.id][1])  # forget that we wrote it
         with pytest.raises(StaleWriteError):
             await uow.save_character(stale.id, stale.sheet.update(vit=9))
+
+
+async def test_a_save_of_a_sheet_not_loaded_in_the_transaction_is_refused(db: Database) -> None:
+    row = await create(db, "Unread")
+    with pytest.raises(RuntimeError, match="not loaded in this transaction"):
+        async with db.transaction(GUILD) as uow:
+            await uow.save_character(row.id, row.sheet.update(vit=1))
+    assert await sheet_of(db, row.id) == row.sheet
 
 
 async def test_combat_membership_stays_within_the_guild(db: Database) -> None:
@@ -198,3 +211,73 @@ async def test_a_read_only_transaction_refuses_to_write(db: Database) -> None:
         with pytest.raises(RuntimeError, match="read-only"):
             await uow.log(row.id, 7, "x", {})
     assert await sheet_of(db, row.id) == row.sheet
+
+
+async def test_boards_one_per_channel_moved_and_ended(db: Database) -> None:
+    async with db.transaction(GUILD) as uow:
+        assert await uow.board(30) is None
+        await uow.set_board(30, 900)
+        await uow.set_board(31, 901)
+        await uow.set_board(30, 902)  # a second start moves the channel's board
+    async with db.transaction(GUILD + 1) as uow:
+        await uow.set_board(40, 903)
+        assert await uow.board(30) is None  # P-2: not another guild's
+    async with db.transaction(GUILD) as uow:
+        assert await uow.board(30) == Board(GUILD, 30, 902)
+        assert sorted(await uow.guild_boards(), key=lambda b: b.channel_id) == [
+            Board(GUILD, 30, 902),
+            Board(GUILD, 31, 901),
+        ]
+        assert not await uow.end_board(30, 900)  # not that message any more: kept
+        assert await uow.end_board(30, 902)
+        assert await uow.end_board(31)
+        assert not await uow.end_board(31)
+        assert not await uow.end_board(40)  # another guild's
+    assert await db.all_boards() == [Board(GUILD + 1, 40, 903)]
+
+
+async def test_listeners_hear_of_committed_writes_only(db: Database) -> None:
+    heard: list[int] = []
+    db.listen(heard.append)
+    row = await create(db, "Heard")
+    await hit(db, "Heard", 1)  # Database.act
+    async with db.transaction(GUILD, read_only=True) as uow:
+        await uow.characters()
+    with pytest.raises(RuleError):
+        async with db.transaction(GUILD + 1) as uow:
+            await uow.set_day(3)
+            raise RuleError("rolled back")
+    with pytest.raises(RuleError):
+        await hit(db, "Nobody", 1)
+    assert heard == [GUILD, GUILD]
+    latest = await db.latest_events({GUILD, GUILD + 1})
+    async with db.transaction(GUILD, read_only=True) as uow:
+        assert latest == {GUILD: await uow.latest_event()}
+        assert latest[GUILD] == (await log_of(db, row.id))[-1].id
+
+
+async def test_the_state_column_is_written_with_every_sheet(db: Database) -> None:
+    rows = {
+        name: await create(db, name, **fields)
+        for name, fields in (
+            ("Up", {}),
+            ("Out", {"dead": True}),
+            ("Low", {"vit": 0}),
+            ("Gone", {"retired": True}),
+        )
+    }
+    async with db.transaction(GUILD) as uow:
+        low = await uow.character("Low")
+        assert low is not None
+        await uow.save_character(low.id, low.sheet.update(vit=-3))  # RES 2: Dying
+    async with db.transaction(GUILD, read_only=True) as uow:
+        living, count = await uow.living(1)
+    assert count == 2 and [row.sheet.name for row in living] == ["Low"]  # the Dying first
+    async with db.engine.connect() as conn:
+        states = dict((await conn.execute(select(characters.c.id, characters.c.state))).all())
+    assert states == {
+        rows["Up"].id: "Up",
+        rows["Out"].id: "Dead",
+        rows["Low"].id: "Dying",
+        rows["Gone"].id: "Retired",
+    }

@@ -3,7 +3,8 @@
 python -m tests.persistence.worker '{"url": …, "connect_args": …, "names": […], "count": N,
 "concurrency": K, "first": I, "user_id": U}'. Command i hits names[i % len(names)] for
 amount(first + i), as user U (a GM); count 0 runs until killed. Prints "ready" once connected,
-then waits for a line on stdin, so that the parent can start several workers at the same moment.
+then waits for a line on stdin, so that the parent can start several workers at the same moment;
+when done, prints {"started": …, "done": …} (wall clock) as its last line.
 With "hang": true it instead stops inside a transaction that has written, until killed.
 """
 
@@ -13,8 +14,9 @@ import asyncio
 import itertools
 import json
 import sys
+import time
 
-from bot.db import Database
+from bot.db.database import Database
 from tests.persistence.helpers import GUILD, Target, caller, hit
 
 
@@ -48,13 +50,16 @@ async def main(spec: dict) -> None:
                 return
             await hit(db, names[i % len(names)], amount(first + i), who=who)
 
+    await db.read_actor(GUILD, names[0], who.user_id)  # connected for real before "ready"
     print("ready", flush=True)
     await asyncio.to_thread(sys.stdin.readline)
 
+    started = time.time()
     try:
         await asyncio.gather(*(lane(k) for k in range(concurrency)))
     finally:
         await db.close()
+    print(json.dumps({"started": started, "done": time.time()}), flush=True)
 
 
 if __name__ == "__main__":
