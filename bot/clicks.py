@@ -29,7 +29,7 @@ from bot.render.buttons import (
     RecoveryButton,
     handles,
 )
-from bot.render.common import escape
+from bot.render.common import INFO_COLOUR, escape
 from bot.render.odds import odds_reply
 from bot.render.outcome import outcome_reply
 from bot.render.reply import Reply
@@ -110,7 +110,7 @@ async def delete(interaction: Click, button: DeleteButton) -> None:
             raise RuleError(
                 "Only the member who asked to delete can answer. Use /character delete yourself."
             )
-        if time.time() > button.until:
+        if interaction.client.clock().timestamp() > button.until:
             await replies.refuse(interaction, EXPIRED)
             return EXPIRED_OUTCOME
         bot = interaction.client
@@ -119,8 +119,11 @@ async def delete(interaction: Click, button: DeleteButton) -> None:
             return None
         gone = await sheet.delete_character(bot.db, caller_of(interaction), button.character_id)
         await replies.update(interaction, Reply(content=f"Deleted **{escape(gone.name)}**."))
-        text = f"{escape(gone.name)} was deleted. Its history stays in the log (the GM's /history)."
-        await replies.deliver(interaction, sheet_notice("Deleted", gone, text))
+        text = (
+            f"**{escape(gone.name)} leaves the table: deleted.**\n"
+            "Its history stays in the log (the GM's /history)."
+        )
+        await replies.deliver(interaction, sheet_notice("Deleted", gone, text, colour=INFO_COLOUR))
         return None
 
     await run_click(interaction, answer)

@@ -88,7 +88,7 @@ def problem(interaction: discord.Interaction[Any]) -> str | None:
         given.add(name)
         if autocomplete and option.get("focused"):
             # Any partial text, but of the declared type (discord.py reads it by that type).
-            if option.get("type") != param.type.value:
+            if option.get("type") != param.type.value or "value" not in option:
                 return _not_as_declared(name)
             continue
         found = _problem(param, option, resolved)

@@ -14,7 +14,6 @@ import asyncio
 import contextlib
 import contextvars
 import re
-import time
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, Literal
 
@@ -36,12 +35,11 @@ from bot.people import caller_of
 from bot.render.buttons import DeleteButton, view_of
 from bot.render.common import escape
 from bot.render.reply import Reply
-from bot.render.sheet import sheet_reply
+from bot.render.sheet import created_reply, imported_reply, sheet_reply
 from bot.render.table import character_list, sheet_notice
 from bot.services import sheet as service
 from rules.errors import RuleError
 from rules.names import MAX_NAME
-from rules.sheet_ops import LABELS
 
 Con = Literal["d6", "d8", "d10", "d12"]
 Ability = app_commands.Range[int, -10, 20]
@@ -128,7 +126,7 @@ class SheetCog(commands.GroupCog, group_name="character", group_description="Cha
             insight=insight,
             threshold=threshold,
         )
-        await replies.deliver(interaction, sheet_reply(row.sheet, headline="created"))
+        await replies.deliver(interaction, created_reply(row.sheet))
 
     @app_commands.command(name="show", description="Show a character sheet")
     @app_commands.describe(
@@ -244,7 +242,7 @@ class SheetCog(commands.GroupCog, group_name="character", group_description="Cha
     async def delete(self, interaction: Interaction, character: CharacterName) -> None:
         caller = caller_of(interaction)
         row = await service.check_delete(interaction.client.db, caller, character)
-        until = int(time.time() + self.confirm_seconds)
+        until = int(interaction.client.clock().timestamp() + self.confirm_seconds)
         name = escape(row.sheet.name)
         view = view_of(
             DeleteButton("confirm", row.id, caller.user_id, until),
@@ -306,14 +304,7 @@ class SheetCog(commands.GroupCog, group_name="character", group_description="Cha
         except (TimeoutError, discord.HTTPException):
             raise RuleError("Discord did not hand over the file: attach it again.") from None
         imported = await service.import_character(interaction.client.db, caller, data)
-        reply = sheet_reply(imported.row.sheet, headline="imported")
-        if imported.left_out:
-            fields = ", ".join(LABELS.get(f, f) for f in imported.left_out)
-            reply.embeds[0].description = (
-                f"{reply.embeds[0].description}\nA player's import starts the state fresh "
-                f"(P-6): {fields} are as at creation; the GM's import keeps them."
-            )
-        await replies.deliver(interaction, reply)
+        await replies.deliver(interaction, imported_reply(imported.row.sheet, imported.left_out))
 
 
 def _is_json(file: discord.Attachment) -> bool:

@@ -10,6 +10,7 @@ Visibility: results are public; `/history` is private (its readers are the owner
 
 from __future__ import annotations
 
+import logging
 from typing import Literal
 
 from discord import app_commands
@@ -27,6 +28,7 @@ from bot.cogs.common import (
     label,
     send_acted,
 )
+from bot.options import focused_text
 from bot.people import caller_of, faces_for
 from bot.render import table as render
 from bot.render.common import CHOICES_LIMIT
@@ -37,19 +39,23 @@ from rules.models import RestKind
 
 HISTORY_DEFAULT = 10
 
+log = logging.getLogger("lastgasp.autocomplete")
+
 
 async def history_autocomplete(
     interaction: Interaction, current: str
 ) -> list[app_commands.Choice[str]]:
     """The characters of the server; for the GM, the deleted ones too (their log stays)."""
     choices = await character_autocomplete(interaction, current)
-    if len(choices) >= CHOICES_LIMIT:
+    typed = focused_text(interaction)
+    if len(choices) >= CHOICES_LIMIT or typed is None:
         return choices
     try:
         gone = await service.deleted_characters(interaction.client.db, caller_of(interaction))
     except Exception:
+        log.warning("autocomplete failed (guild %s)", interaction.guild_id, exc_info=True)
         return choices
-    typed = current.strip().casefold()
+    typed = typed.strip().casefold()
     for character_id, sheet in gone:
         if sheet.name.casefold().startswith(typed) and len(choices) < CHOICES_LIMIT:
             value = f"{service.DELETED}{character_id}"
@@ -111,8 +117,7 @@ class TableCog(commands.Cog, name="Table"):
     @app_commands.default_permissions(GM_ONLY)
     async def day(self, interaction: Interaction) -> None:
         result = await service.next_day(interaction.client.db, caller_of(interaction))
-        changed = sum(1 for o in result.outcomes if o.after != o.before)
-        await replies.deliver(interaction, render.day_started(result.day, changed))
+        await replies.deliver(interaction, render.day_started(result.day, result.outcomes))
 
     # --- Stamina, wounds, quests -------------------------------------------------------------
 

@@ -47,6 +47,17 @@ class Faces:
         return self.faces[letter]
 
 
+def die_line(faces: str) -> str:
+    """`each die: Crit 1 in 6, Hit 2 in 6, Miss 3 in 6` (D-2), without the face letters."""
+    sides = len(faces)
+    parts = [
+        f"{word} {faces.count(letter)} in {sides}"
+        for letter, word in ((CRIT, "Crit"), (HIT, "Hit"), (MISS, "Miss"))
+        if faces.count(letter)
+    ]
+    return "each die: " + ", ".join(parts)
+
+
 def faces_line(roll: NarateerRoll, faces: Faces) -> str:
     """D-4: every die; an advantage reroll (D-3) as the struck-out Miss beside its new face."""
     rerolls = roll.rerolls or (None,) * len(roll.faces)
@@ -75,7 +86,7 @@ def narateer_text(roll: NarateerRoll, faces: Faces) -> str:
 
 def numeric_text(roll: NumericRoll) -> str:
     """The whole sum: `` `1d20+2` → 8 +2 = 10, +2 push = 12 vs 15 ✗ ``; dice dropped by
-    kh/kl struck through."""
+    kh/kl struck through; a roll set aside says so, with no verdict."""
     kept = roll.kept or (True,) * len(roll.dice)
     pairs = list(zip(roll.dice, kept, strict=True))
     text = f"`{escape_code(roll.expression)}` → " + ", ".join(
@@ -91,6 +102,8 @@ def numeric_text(roll: NumericRoll) -> str:
         text += f", {signed(amount)} {escape(label)}"
     if roll.bonuses:
         text += f" = {roll.total}"
+    if roll.dropped:  # E-6's Disadvantage: rolled, shown, and set aside for the lower one
+        return f"{text} · not kept, the lower counts"
     if roll.target is not None:
         text += f" vs {roll.target} {'✓' if roll.success else '✗'}"
     return text

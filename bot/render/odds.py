@@ -16,11 +16,13 @@ from bot.render.common import (
     rule_footer,
     short_percent,
 )
+from bot.render.dice import die_line
 from bot.render.pictures import ODDS_FILENAME, odds_chart_png
 from bot.render.reply import Reply
 from bot.services.play import Odds
 from rules.models import State
 from rules.odds import RecoveryOutcome
+from rules.vitality import advantage_applies
 
 ROLL_NAMES = {
     State.UNCONSCIOUS: "recovery roll",
@@ -42,24 +44,39 @@ def _rows(outcomes: tuple[RecoveryOutcome, ...]) -> list[str]:
     return lines
 
 
+# The rules each roll follows, named under the odds.
+ROLL_RULES = {
+    State.UNCONSCIOUS: ("R-1", "R-2", "R-6"),
+    State.CRITICAL: ("R-3", "R-4", "R-6"),
+    State.DYING: ("R-5", "R-6"),
+}
+
+
 def odds_reply(odds: Odds, *, private: bool = False) -> Reply:
-    sheet, next_roll, spiral = odds.sheet, odds.next_roll, odds.spiral
+    sheet, next_roll, spiral, settings = odds.sheet, odds.next_roll, odds.spiral, odds.settings
+    roll_name = ROLL_NAMES[next_roll.state]
     up_next = spiral[0].up
     dead_later = spiral[-1].dead
     headline = (
-        f"{short_percent(up_next)} to be up after the next {ROLL_NAMES[next_roll.state]}, "
+        f"{short_percent(up_next)} to be up after the next {roll_name}, "
         f"{short_percent(dead_later)} to be dead within {len(spiral)} rolls."
     )
+    # whether first aid's advantage would reroll the next roll's Misses.
+    would_apply = advantage_applies(True, sheet.state, settings)
+    roll = f"{count(next_roll.dice, 'die', 'dice')}, {die_line(settings.die_faces)}"
+    if sheet.advantage and would_apply:
+        roll += "; with advantage from first aid, each Miss is rolled again once"
     lines = [
         f"**{headline}**",
-        f"{sheet.state.value} at VIT {sheet.vit}/{sheet.max_vit}: "
-        f"{count(next_roll.dice, 'die', 'dice')} of `{odds.settings.die_faces}`"
-        + (", with advantage from first aid." if sheet.advantage else "."),
-        "",
-        f"**The next {ROLL_NAMES[next_roll.state]}**",
-        *_rows(next_roll.outcomes(sheet.advantage)),
+        f"{sheet.state.value} at VIT {sheet.vit}/{sheet.max_vit}. The {roll_name} rolls {roll}.",
     ]
-    if not sheet.advantage:
+    if sheet.advantage and not would_apply:
+        lines.append(
+            "Its advantage from first aid waits: on this server it does not apply to the "
+            "Last Gasp (R-6)."
+        )
+    lines += ["", f"**The next {roll_name}**", *_rows(next_roll.outcomes(sheet.advantage))]
+    if not sheet.advantage and would_apply:
         woke = sum((o.probability for o in next_roll.advantage if o.state is State.UP), Fraction(0))
         lines.append(f"With first aid's advantage: {short_percent(woke)} to be up (F-1).")
     embed = discord.Embed(
@@ -68,7 +85,7 @@ def odds_reply(odds: Odds, *, private: bool = False) -> Reply:
         colour=STATE_COLOURS[sheet.state],
     )
     embed.set_image(url=f"attachment://{ODDS_FILENAME}")
-    rules = rule_footer(("R-1", "R-3", "R-5"), odds.settings)
+    rules = rule_footer(ROLL_RULES[next_roll.state], settings)
     embed.set_footer(text=" · ".join(filter(None, [rules, "exact odds, no simulation"])))
     steps = [
         (step.roll, float(step.up), float(step.down), float(step.dead + step.retired))

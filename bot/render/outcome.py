@@ -7,6 +7,7 @@ from __future__ import annotations
 import discord
 
 from bot.render.buttons import LastGaspButton, OddsButton, RecoveryButton, view_of
+from bot.render.changes import change_texts
 from bot.render.common import (
     EMOTION_COLOUR,
     FAILURE_COLOUR,
@@ -55,33 +56,29 @@ def is_last_gasp(outcome: Outcome) -> bool:
     return outcome.action == "recover" and outcome.before.state is State.DYING
 
 
-def _failed(outcome: Outcome) -> bool:
-    """A check that failed: a roll against a target, or a reported Medicine check."""
-    checks = [r for r in outcome.rolls if not isinstance(r, NarateerRoll) and r.target is not None]
-    if outcome.action == "breakdown":
-        return False  # the Reaction Roll's result is told by the purple of emotions
-    if any(r.success is False for r in checks):
-        return True
-    return outcome.action == "first_aid" and outcome.after == outcome.before
-
-
 def colour(outcome: Outcome) -> int:
-    """By what happened: the Last Gasp its own, emotions purple, a failure never green, else
-    the state the character is left in."""
+    """By what happened: the Last Gasp its own (crimson when it kills), emotions and a
+    Breakdown purple, a failed check never green, else the state the character is left in."""
     if is_last_gasp(outcome):
-        return LAST_GASP_COLOUR
+        return STATE_COLOURS[State.DEAD] if outcome.after.dead else LAST_GASP_COLOUR
     if outcome.after.state.is_out:
         return STATE_COLOURS[outcome.after.state]
-    if outcome.action in _EMOTIONAL:
+    if outcome.action in _EMOTIONAL or breakdown_began(outcome):
         return EMOTION_COLOUR
-    if _failed(outcome):
+    if outcome.failed:
         return FAILURE_COLOUR
     return STATE_COLOURS[outcome.after.state]
+
+
+def breakdown_began(outcome: Outcome) -> bool:
+    return outcome.before.breakdown is None and outcome.after.breakdown is not None
 
 
 def title(outcome: Outcome) -> str:
     if is_last_gasp(outcome):
         return f"{named(outcome.after)} · The Last Gasp"
+    if breakdown_began(outcome):
+        return f"{named(outcome.after)} · Breakdown"
     what = ACTION_TITLES.get(outcome.action, outcome.action.replace("_", " ").capitalize())
     return f"{named(outcome.after)} · {what}"
 
@@ -89,26 +86,24 @@ def title(outcome: Outcome) -> str:
 def change_line(outcome: Outcome) -> str | None:
     """V-7: `VIT 1 → -1 · Up → Critical`, then every other visible change, on one line.
     (Advantage goes to the small line.)"""
-    changes = [c for c in outcome.changes if c.label != "Advantage"]
-    head = [str(c) for c in changes if c.label == "VIT"]
-    head += [f"{c.before} → {c.after}" for c in changes if c.label == "State"]
-    rest = [
-        escape(str(c)) if c.label == "Name" else str(c)
-        for c in changes
-        if c.label not in ("VIT", "State")
-    ]
-    return " · ".join(head + rest) or None
+    return " · ".join(change_texts([c for c in outcome.changes if c.label != "Advantage"])) or None
 
 
 def small_line(outcome: Outcome) -> list[str]:
     """Bookkeeping a player may want to know, in a few words: the reaction cost back to 1
-    (S-5), advantage used (R-6). The round's flags stay out of sight (they only refuse)."""
+    (S-5), advantage used by a recovery roll (R-6) or lost on waking (H-4). The round's flags
+    stay out of sight (they only refuse)."""
     before, after = outcome.before, outcome.after
     items = []
     if after.reactions_taken == 0 < before.reactions_taken:
         items.append("reaction cost back to 1")
     if before.advantage and not after.advantage and outcome.action != "undo":
-        items.append("advantage used")
+        if outcome.action == "recover":
+            items.append("advantage used")
+        else:
+            items.append("advantage lost on waking" if "H-4" in outcome.rules else "advantage gone")
+    if after.advantage and not before.advantage and outcome.action != "first_aid":
+        items.append("advantage on the next recovery roll")
     return items
 
 

@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import discord
 
-from bot.render.common import STATE_COLOURS, count, fit, named, signed
+from bot.render.common import STATE_COLOURS, count, emotion, escape, fit, named, signed
 from bot.render.reply import Reply
 from rules.condition import DOWN_RULES, injury
 from rules.emotion_texts import breakdown_line
 from rules.models import Emotion, Sheet, State
+from rules.sheet_ops import LABELS
 
 
 def _condition(sheet: Sheet) -> str:
-    """H-3, plus the daily +3 of E-4."""
+    """H-3, plus the daily +3 of E-4; nothing for the dead and the retired."""
+    if sheet.state.is_out:
+        return "—"
     hurt = injury(sheet)
     text = "none" if not hurt.action else f"{hurt.action} Action\n{hurt.reaction} Reaction"
     if sheet.daily_bonus:
@@ -24,12 +29,16 @@ def _stamina(sheet: Sheet) -> str:
     con = f"CON d{sheet.con_die}"
     if sheet.con_wounds:
         con += f" ({count(sheet.con_wounds, 'wound')})"
-    return f"{sheet.stamina}/{sheet.max_stamina} · {con}\nnext reaction {sheet.reactions_taken + 1}"
+    return (
+        f"{sheet.stamina}/{sheet.max_stamina} · {con}\n"
+        f"next reaction costs {sheet.reactions_taken + 1}"
+    )
 
 
 def _emotions(sheet: Sheet) -> str:
-    pairs = [f"{e.label} {sheet.stack(e)}" for e in Emotion]
-    return f"{pairs[0]} · {pairs[1]}\n{pairs[2]} · {pairs[3]} (of {sheet.threshold})"
+    """`Anger 0/4 · Fear 3/4`, written as everywhere else, two to a line."""
+    pairs = [emotion(sheet, e) for e in Emotion]
+    return f"{pairs[0]} · {pairs[1]}\n{pairs[2]} · {pairs[3]}"
 
 
 def _flags(sheet: Sheet) -> str | None:
@@ -43,9 +52,13 @@ def _flags(sheet: Sheet) -> str | None:
     return " · ".join(shown) if shown else None
 
 
-def sheet_embed(sheet: Sheet, *, headline: str | None = None) -> discord.Embed:
-    """The sheet; `headline` (e.g. "created") follows the name in the title."""
-    lines = [f"Owner <@{sheet.owner_id}> · **{sheet.state.value}**"]  # an embed never pings
+def sheet_embed(
+    sheet: Sheet, *, title: str | None = None, headline: str | None = None
+) -> discord.Embed:
+    """The sheet; `title` (e.g. "Created") follows the name in the title, `headline` (plain
+    text, escaped here) comes first."""
+    lines = [f"**{escape(headline)}**"] if headline else []
+    lines.append(f"Owner <@{sheet.owner_id}> · **{sheet.state.value}**")  # an embed never pings
     if sheet.state.is_down:
         what = (
             "the Last Gasp"
@@ -56,7 +69,7 @@ def sheet_embed(sheet: Sheet, *, headline: str | None = None) -> discord.Embed:
     if sheet.breakdown is not None:
         lines.append(breakdown_line(sheet.breakdown))
     embed = discord.Embed(
-        title=f"{named(sheet)} · {headline}" if headline else named(sheet),
+        title=f"{named(sheet)} · {title}" if title else named(sheet),
         description="\n".join(lines),
         colour=STATE_COLOURS[sheet.state],
     )
@@ -76,5 +89,24 @@ def sheet_embed(sheet: Sheet, *, headline: str | None = None) -> discord.Embed:
     return fit(embed)
 
 
-def sheet_reply(sheet: Sheet, *, headline: str | None = None, private: bool = False) -> Reply:
-    return Reply(embeds=[sheet_embed(sheet, headline=headline)], ephemeral=private)
+def created_reply(sheet: Sheet) -> Reply:
+    return sheet_reply(sheet, title="Created", headline=f"{sheet.name} joins the table.")
+
+
+def imported_reply(sheet: Sheet, left_out: Sequence[str]) -> Reply:
+    """P-6: a player's import brings the build; the fields it left out are named."""
+    reply = sheet_reply(sheet, title="Imported", headline=f"{sheet.name} joins the table.")
+    if left_out:
+        fields = ", ".join(LABELS.get(f, f) for f in left_out)
+        embed = reply.embeds[0]
+        embed.description = (
+            f"{embed.description}\nA player's import starts the state fresh (P-6): {fields} "
+            "are as at creation; the GM's import keeps them."
+        )
+    return reply
+
+
+def sheet_reply(
+    sheet: Sheet, *, title: str | None = None, headline: str | None = None, private: bool = False
+) -> Reply:
+    return Reply(embeds=[sheet_embed(sheet, title=title, headline=headline)], ephemeral=private)

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 import discord
 
 from bot.db.records import CharacterRow, Combat, Event
+from bot.render.changes import change_texts
 from bot.render.common import (
     DESCRIPTION_LIMIT,
     FIELDS_LIMIT,
@@ -21,9 +22,9 @@ from bot.render.common import (
     truncate,
     vit,
 )
-from bot.render.dice import Faces, roll_label, roll_text
+from bot.render.dice import Faces, die_line, roll_label, roll_text
 from bot.render.reply import Reply
-from rules.models import GuildSettings, Sheet
+from rules.models import EmotionCause, GuildSettings, Sheet
 from rules.outcome import Outcome, bookkeeping, diff
 
 # Every user-visible line is capped so that a long list can never break an embed.
@@ -31,8 +32,11 @@ _LINE = 200
 
 
 def character_line(sheet: Sheet, *, owner: bool = True) -> str:
-    """`🟠 Roryn · VIT -1/10 · Stamina 5/8 · @owner` (an embed mention never pings)."""
-    parts = [f"{named(sheet)}", vit(sheet), stamina(sheet)]
+    """`🟠 Roryn · Critical · VIT -1/10 · Stamina 5/8 · @owner` (an embed mention never
+    pings); the dead and the retired have no Stamina to spend."""
+    parts = [f"{named(sheet)}", sheet.state.value, vit(sheet)]
+    if not sheet.state.is_out:
+        parts.append(stamina(sheet))
     if sheet.breakdown is not None:
         parts.append(f"Breakdown of {sheet.breakdown.label}")
     if owner:
@@ -72,12 +76,23 @@ def character_list(rows: Sequence[CharacterRow]) -> Reply:
     return Reply(embeds=[embed])
 
 
-def sheet_notice(title: str, sheet: Sheet, text: str, *, private: bool = False) -> Reply:
-    """A one-line result about one character (selected, deleted, joined a combat, …)."""
+def sheet_notice(
+    title: str, sheet: Sheet, text: str, *, private: bool = False, colour: int | None = None
+) -> Reply:
+    """A one-line result about one character (selected, deleted, joined a combat, …), in its
+    state's colour unless told otherwise."""
     embed = discord.Embed(
-        title=f"{named(sheet)} · {title}", description=text, colour=STATE_COLOURS[sheet.state]
+        title=f"{named(sheet)} · {title}",
+        description=text,
+        colour=STATE_COLOURS[sheet.state] if colour is None else colour,
     )
     return Reply(embeds=[fit(embed)], ephemeral=private)
+
+
+def _names(sheets: Sequence[Sheet]) -> str:
+    """`Roryn`, `Roryn and Sera`, `Roryn, Sera and Ash`."""
+    names = [escape(s.name) for s in sheets]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 # --- combat ----------------------------------------------------------------------------------
@@ -107,11 +122,11 @@ def combat_started(combat: Combat) -> Reply:
 
 
 def combat_ended(combat: Combat, members: Sequence[CharacterRow]) -> Reply:
-    names = ", ".join(escape(row.sheet.name) for row in members) or "nobody"
-    lines = [
-        f"**The combat in this channel ends after round {combat.round}.**",
-        f"It was: {names}. Their reaction costs start fresh (S-5).",
-    ]
+    lines = [f"**The combat in this channel ends after round {combat.round}.**"]
+    if members:
+        sheets = [row.sheet for row in members]
+        verb = "leaves" if len(sheets) == 1 else "leave"
+        lines.append(f"{_names(sheets)} {verb} the fight; reactions cost 1 again (S-5).")
     return Reply(embeds=[lines_embed("Combat ended", lines)])
 
 
@@ -140,11 +155,13 @@ def round_started(combat: Combat, early: Sequence[str], members: Sequence[Sheet]
     return Reply(embeds=[embed])
 
 
-def day_started(day: int, changed: int) -> Reply:
-    lines = [
-        f"**Day {day} begins.** Relief is available again and the +3 daily bonus has ended.",
-        f"{count(changed, 'character')} changed.",
-    ]
+def day_started(day: int, outcomes: Sequence[Outcome]) -> Reply:
+    """C-4: who changed, and how, one line each."""
+    lines = [f"**Day {day} begins.** Relief is available again and the +3 daily bonus ends."]
+    changed = [o for o in outcomes if o.changes]
+    lines += [_outcome_line(o) for o in changed]
+    if not changed:
+        lines.append("Nobody had used relief or had the daily bonus: nothing else changes.")
     embed = lines_embed(f"Day {day}", lines)
     embed.set_footer(text="Rules: C-4")
     return Reply(embeds=[embed])
@@ -152,13 +169,14 @@ def day_started(day: int, changed: int) -> Reply:
 
 def outcomes_list(title: str, outcomes: Sequence[Outcome], footer: str) -> Reply:
     """Several characters changed by one command (`/rest everyone:true`): one line each."""
-    lines = []
-    for outcome in outcomes:
-        what = " · ".join(str(c) for c in outcome.changes) or "no change"
-        lines.append(truncate(f"{named(outcome.after)}: {what}", _LINE))
-    embed = lines_embed(title, lines, "Nobody changed.")
+    embed = lines_embed(title, [_outcome_line(o) for o in outcomes], "Nobody changed.")
     embed.set_footer(text=footer)
     return Reply(embeds=[embed])
+
+
+def _outcome_line(outcome: Outcome) -> str:
+    what = " · ".join(change_texts(outcome.changes)) or "no change"
+    return truncate(f"{named(outcome.after)}: {what}", _LINE)
 
 
 # --- history ---------------------------------------------------------------------------------
@@ -177,10 +195,13 @@ def _event_field(event: Event, faces: Faces) -> tuple[str, str]:
     if not event.is_change:
         name += " · bookkeeping"
     lines = [f"by <@{event.user_id}> {discord.utils.format_dt(event.created_at, 'R')}"]
+    told = _told(event.inputs)
+    if told:
+        lines.append(told)
     if event.before is not None and event.after is not None:
         changes = diff(event.before, event.after) or bookkeeping(event.before, event.after)
         if changes:
-            lines.append(escape(" · ".join(str(change) for change in changes)))
+            lines.append(" · ".join(change_texts(changes)))
     elif event.after is not None:
         lines.append("created")
     elif event.before is not None:
@@ -190,6 +211,23 @@ def _event_field(event: Event, faces: Faces) -> tuple[str, str]:
     if event.rules:
         lines.append("Rules: " + " · ".join(event.rules))  # the full list here
     return truncate(name, 256), truncate("\n".join(lines), 1024)
+
+
+_CAUSES = {c.value for c in EmotionCause}
+
+
+def _told(inputs: dict[str, object]) -> str | None:
+    """What the command was told beyond numbers: the cause of an emotion (E-10), the reason
+    of a spend, what a push was for."""
+    parts = []
+    cause = inputs.get("cause")
+    if isinstance(cause, str) and cause in _CAUSES:
+        parts.append(f"raised by {EmotionCause(cause).label}")
+    for key, label in (("reason", "for"), ("what", "for")):
+        text = inputs.get(key)
+        if isinstance(text, str) and text:
+            parts.append(f"{label} “{escape(truncate(text, 100))}”")
+    return " · ".join(parts) or None
 
 
 def history(
@@ -231,8 +269,51 @@ def _setting_values(settings: GuildSettings) -> list[tuple[str, str, str]]:
     ]
 
 
+def _meaning(settings: GuildSettings) -> dict[str, str]:
+    """What each value means at the table, in a few words (docs/rules.md, "Guild settings")."""
+    return {
+        "gm_role": (
+            "members with this role are GMs, as are those with Manage Server"
+            if settings.gm_role_id
+            else "members with Manage Server are GMs"
+        ),
+        "die_faces": f"the Narateer die: {die_line(settings.die_faces)}",
+        "death_rule": {
+            "thresholds": "below 0 VIT: Critical, then Dying, then the Last Gasp",
+            "instant": "VIT below 0 kills at once",
+        }[settings.death_rule.value],
+        "dying_damage": {
+            "nothing": "damage lowers a Dying character's VIT; it still rolls its Last Gasp",
+            "kills": "any damage kills a Dying character",
+        }[settings.dying_damage.value],
+        "critical_bleed": {
+            "all_miss": "a Critical roll of only Misses costs 1 VIT",
+            "no_crit": "a Critical roll without a Crit costs 1 VIT",
+            "never": "a Critical roll never costs VIT",
+        }[settings.critical_bleed.value],
+        "last_gasp_advantage": {
+            "yes": "first aid's advantage rerolls the Last Gasp too",
+            "no": "the Last Gasp is never rerolled; advantage waits",
+        }[settings.last_gasp_advantage.value],
+        "reaction_reset": {
+            "turn": "reactions cost 1 again at each character's turn",
+            "round": "reactions cost 1 again for everyone at each round",
+        }[settings.reaction_reset.value],
+        "reaction_die": "rolled for situational breakdowns, before ability and injury",
+        "emotion_threshold": "a new character's emotion threshold",
+        "rule_ids": {
+            "footer": "up to three rule IDs under each result",
+            "off": "no rule IDs under results (/history keeps them)",
+        }[settings.rule_ids.value],
+    }
+
+
 def settings_reply(settings: GuildSettings) -> Reply:
-    lines = [f"**{name}**: {value} ({rule})" for name, value, rule in _setting_values(settings)]
+    meaning = _meaning(settings)
+    lines = [
+        f"**{name}**: {value} ({rule})\n-# {meaning[name]}"
+        for name, value, rule in _setting_values(settings)
+    ]
     embed = lines_embed("Settings", lines)
     embed.set_footer(text="The GM changes them with /settings set.")
     return Reply(embeds=[embed])
@@ -240,8 +321,9 @@ def settings_reply(settings: GuildSettings) -> Reply:
 
 def settings_changed(before: GuildSettings, after: GuildSettings) -> Reply:
     old = {name: value for name, value, _ in _setting_values(before)}
+    meaning = _meaning(after)
     lines = [
-        f"**{name}**: {old[name]} → {value} ({rule})"
+        f"**{name}**: {old[name]} → {value} ({rule})\n-# {meaning[name]}"
         for name, value, rule in _setting_values(after)
         if old[name] != value
     ]

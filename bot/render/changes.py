@@ -1,0 +1,41 @@
+"""Changes as a player reads them, the same in a result, a list and /history: `VIT 1 → -1`,
+`Up → Critical`, a flag as words ("relief used today"), never `no → yes`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bot.render.common import escape
+from rules.outcome import Change
+
+# A yes/no field: what it reads when it turns on, and when it turns off.
+_FLAGS = {
+    "Advantage": ("advantage on the next recovery roll", "no advantage any more"),
+    "Relief used today": ("relief used today", "relief available again"),
+    "+3 daily bonus": ("+3 daily bonus", "the +3 daily bonus ends"),
+    "Acts early this round": ("acts early this round", "no longer acting early"),
+    "Recovery roll made this round": ("recovery roll made this round", "recovery roll due again"),
+}
+
+
+def change_text(change: Change) -> str:
+    if change.label in _FLAGS:
+        on, off = _FLAGS[change.label]
+        return on if change.after == "yes" else off
+    if change.label == "State":
+        return f"{change.before} → {change.after}"
+    if change.label == "Name":
+        return escape(str(change))
+    if change.label == "Breakdown":
+        if change.before == "none":
+            return f"Breakdown of {change.after} begins"
+        if change.after == "none":
+            return f"the Breakdown of {change.before} ends"
+    return str(change)
+
+
+def change_texts(changes: Sequence[Change]) -> list[str]:
+    """Each change once: the current CON die follows its base (C-3), so a changed base names
+    the die alone."""
+    labels = {c.label for c in changes}
+    return [change_text(c) for c in changes if not (c.label == "CON" and "base CON" in labels)]
