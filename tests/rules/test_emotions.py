@@ -33,7 +33,10 @@ def test_E_1_reaching_the_threshold_begins_breakdown_and_the_rest_is_stress():
     assert outcome.after.breakdown is ANGER
     assert outcome.after.stress == 2
     assert {"E-1", "E-6"} <= set(outcome.rules)
-    assert outcome.headline == "Hero falls into a Breakdown of Anger; the stages past the threshold add 2 Stress."
+    assert (
+        outcome.headline
+        == "Hero falls into a Breakdown of Anger; the stages past the threshold add 2 Stress."
+    )
     assert outcome.notes == (f"In a Breakdown of Anger: {BREAKDOWN_EFFECTS[ANGER]}",)
 
 
@@ -84,7 +87,10 @@ def test_E_10_the_cause_is_in_the_headline_except_other(cause, said):
     rising = raise_emotion(make(), FEAR, 1, cause)
     assert rising.headline == f"Hero's Fear rises{said}: Fear 1/4."
     falling = raise_emotion(make(fear=3), FEAR, 2, cause)
-    assert falling.headline == f"Hero falls into a Breakdown of Fear{said}; the stage past the threshold adds 1 Stress."
+    assert (
+        falling.headline
+        == f"Hero falls into a Breakdown of Fear{said}; the stage past the threshold adds 1 Stress."
+    )
     stressed = raise_emotion(make(fear=4, breakdown="fear"), GUILT, 1, cause)
     assert stressed.headline == (
         f"Hero is in a Breakdown: Guilt rises{said} as Stress instead, +1 (Stress 1)."
