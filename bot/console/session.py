@@ -21,7 +21,15 @@ from discord import AppCommandOptionType, app_commands
 
 from bot.console.files import ConsoleError, Saver, exports_folder, folder_shown, shown
 from bot.console.text import Style, Text, buttons_of
-from bot.offline import BOT_USER_ID, Attachment, Member, Message, OfflineDriver, Result
+from bot.offline import (
+    BOT_USER_ID,
+    Attachment,
+    Member,
+    Message,
+    OfflineDriver,
+    Result,
+    SentInteraction,
+)
 from bot.offline.payloads import parse_bool
 
 log = logging.getLogger("lastgasp.console")
@@ -123,7 +131,14 @@ class Console:
         self._shown: dict[int, Message] = {}  # messages seen this session, oldest first
         self._board: tuple[int, str] | None = None  # the board last shown: id and content
         self._running: asyncio.Task[Any] | None = None  # the command Ctrl-C cancels
-        self._sent: Any = None  # its interaction, whose tasks are cancelled with it
+        self._sent: SentInteraction | None = None  # its interaction, cancelled with it
+
+    @property
+    def _tree(self) -> app_commands.CommandTree[Any]:
+        tree = getattr(self.driver.bot, "tree", None)
+        if not isinstance(tree, app_commands.CommandTree):
+            raise TypeError("the console drives a bot with application commands")
+        return tree
 
     # --- personas --------------------------------------------------------------------------
 
@@ -321,7 +336,7 @@ class Console:
             self.print(f"/{command.qualified_name} {params}".rstrip())
 
     def _commands(self) -> list[app_commands.Command[Any, ..., Any]]:
-        tree = self.driver.bot.tree
+        tree = self._tree
         found = [c for c in tree.walk_commands() if isinstance(c, app_commands.Command)]
         return sorted(found, key=lambda c: c.qualified_name)
 
@@ -396,7 +411,7 @@ class Console:
         return command, options
 
     def _resolve(self, path: list[str]) -> app_commands.Command[Any, ..., Any]:
-        tree = self.driver.bot.tree
+        tree = self._tree
         first = path[0].lstrip("/")
         node: Any = tree.get_command(first)
         if node is None:
@@ -568,7 +583,7 @@ class Console:
         if not before:
             if current.startswith(":"):
                 return [c for c in CONSOLE_COMMANDS if c.startswith(current.lower())]
-            names = sorted("/" + c.name for c in self.driver.bot.tree.get_commands())
+            names = sorted("/" + c.name for c in self._tree.get_commands())
             return [n for n in names if n.startswith(current if current else "/")]
         head = before[0].lower()
         if head == ":as":
@@ -583,7 +598,7 @@ class Console:
             return [c for c in ids if c.startswith(current)]
         if not head.startswith("/"):
             return []
-        node: Any = self.driver.bot.tree.get_command(head[1:])
+        node: Any = self._tree.get_command(head[1:])
         for word in before[1:]:
             if ":" in word or not isinstance(node, app_commands.Group):
                 break

@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 from bot.offline import Message
 from bot.render.common import colour_name
@@ -161,9 +162,9 @@ class Text:
                     continue
             pair = line[i : i + 2]
             if pair in open_ and (open_[pair] or line.find(pair, i + 2) > i + 1):
-                start, end = codes[pair]
+                on, off = codes[pair]
                 if self.style.colour:
-                    out.append(f"\x1b[{end if open_[pair] else start}m")
+                    out.append(f"\x1b[{off if open_[pair] else on}m")
                 elif pair == "~~":
                     out.append(pair)
                 open_[pair] = not open_[pair]
@@ -207,10 +208,10 @@ class Text:
             lines.append(self.style.dim("(the bot is thinking…)"))
         return lines
 
-    def embed(self, embed: Mapping, *, framed: bool = False) -> list[str]:
+    def embed(self, embed: Mapping[str, Any], *, framed: bool = False) -> list[str]:
         colour = embed.get("color")
-        coloured = self.style.colour and colour is not None and not framed
-        bar = self.style.rgb("▌", colour) if coloured else ""
+        coloured = self.style.colour and isinstance(colour, int) and not framed
+        bar = self.style.rgb("▌", colour) if coloured and isinstance(colour, int) else ""
         lines: list[str] = []
         title = self.inline(embed.get("title") or "")
         author = (embed.get("author") or {}).get("name")
