@@ -18,7 +18,9 @@ _FLAGS = {
 }
 
 
-def change_text(change: Change) -> str:
+def change_text(change: Change, action: str | None = None) -> str:
+    if change.label == "Advantage" and change.after == "no" and action == "recover":
+        return "advantage used"  # R-6: the roll it applied to used it up
     if change.label in _FLAGS:
         on, off = _FLAGS[change.label]
         return on if change.after == "yes" else off
@@ -30,12 +32,20 @@ def change_text(change: Change) -> str:
         if change.before == "none":
             return f"Breakdown of {change.after} begins"
         if change.after == "none":
-            return f"the Breakdown of {change.before} ends"
+            return f"Breakdown of {change.before} ends"
     return str(change)
 
 
-def change_texts(changes: Sequence[Change]) -> list[str]:
+def change_texts(changes: Sequence[Change], action: str | None = None) -> list[str]:
     """Each change once: the current CON die follows its base (C-3), so a changed base names
     the die alone."""
     labels = {c.label for c in changes}
-    return [change_text(c) for c in changes if not (c.label == "CON" and "base CON" in labels)]
+    return [
+        change_text(c, action) for c in changes if not (c.label == "CON" and "base CON" in labels)
+    ]
+
+
+def changes_line(texts: Sequence[str]) -> str | None:
+    """The texts on one line, starting with a capital."""
+    line = " · ".join(texts)
+    return line[:1].upper() + line[1:] if line else None

@@ -48,14 +48,14 @@ class Faces:
 
 
 def die_line(faces: str) -> str:
-    """`each die: Crit 1 in 6, Hit 2 in 6, Miss 3 in 6` (D-2), without the face letters."""
+    """`Crit 1 in 6, Hit 2 in 6, Miss 3 in 6` (D-2), without the face letters."""
     sides = len(faces)
     parts = [
         f"{word} {faces.count(letter)} in {sides}"
         for letter, word in ((CRIT, "Crit"), (HIT, "Hit"), (MISS, "Miss"))
         if faces.count(letter)
     ]
-    return "each die: " + ", ".join(parts)
+    return ", ".join(parts)
 
 
 def faces_line(roll: NarateerRoll, faces: Faces) -> str:

@@ -63,12 +63,12 @@ def odds_reply(odds: Odds, *, private: bool = False) -> Reply:
     )
     # whether first aid's advantage would reroll the next roll's Misses.
     would_apply = advantage_applies(True, sheet.state, settings)
-    roll = f"{count(next_roll.dice, 'die', 'dice')}, {die_line(settings.die_faces)}"
+    roll = f"{count(next_roll.dice, 'die', 'dice')} (each: {die_line(settings.die_faces)})"
     if sheet.advantage and would_apply:
         roll += "; with advantage from first aid, each Miss is rolled again once"
     lines = [
         f"**{headline}**",
-        f"{sheet.state.value} at VIT {sheet.vit}/{sheet.max_vit}. The {roll_name} rolls {roll}.",
+        f"{sheet.state.value} at VIT {sheet.vit}/{sheet.max_vit}: the {roll_name} is {roll}.",
     ]
     if sheet.advantage and not would_apply:
         lines.append(

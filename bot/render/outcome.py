@@ -7,7 +7,7 @@ from __future__ import annotations
 import discord
 
 from bot.render.buttons import LastGaspButton, OddsButton, RecoveryButton, view_of
-from bot.render.changes import change_texts
+from bot.render.changes import change_texts, changes_line
 from bot.render.common import (
     EMOTION_COLOUR,
     FAILURE_COLOUR,
@@ -85,8 +85,10 @@ def title(outcome: Outcome) -> str:
 
 def change_line(outcome: Outcome) -> str | None:
     """V-7: `VIT 1 → -1 · Up → Critical`, then every other visible change, on one line.
-    (Advantage goes to the small line.)"""
-    return " · ".join(change_texts([c for c in outcome.changes if c.label != "Advantage"])) or None
+    (Advantage goes to the small line; what the headline says already is not said twice.)"""
+    said = outcome.headline.casefold()
+    texts = change_texts([c for c in outcome.changes if c.label != "Advantage"])
+    return changes_line([t for t in texts if t.casefold() not in said])
 
 
 def small_line(outcome: Outcome) -> list[str]:

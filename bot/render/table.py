@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import discord
 
 from bot.db.records import CharacterRow, Combat, Event
-from bot.render.changes import change_texts
+from bot.render.changes import change_texts, changes_line
 from bot.render.common import (
     DESCRIPTION_LIMIT,
     FIELDS_LIMIT,
@@ -175,7 +175,7 @@ def outcomes_list(title: str, outcomes: Sequence[Outcome], footer: str) -> Reply
 
 
 def _outcome_line(outcome: Outcome) -> str:
-    what = " · ".join(change_texts(outcome.changes)) or "no change"
+    what = " · ".join(change_texts(outcome.changes, outcome.action)) or "no change"
     return truncate(f"{named(outcome.after)}: {what}", _LINE)
 
 
@@ -200,8 +200,9 @@ def _event_field(event: Event, faces: Faces) -> tuple[str, str]:
         lines.append(told)
     if event.before is not None and event.after is not None:
         changes = diff(event.before, event.after) or bookkeeping(event.before, event.after)
-        if changes:
-            lines.append(" · ".join(change_texts(changes)))
+        told_changes = changes_line(change_texts(changes, event.command))
+        if told_changes:
+            lines.append(told_changes)
     elif event.after is not None:
         lines.append("created")
     elif event.before is not None:
