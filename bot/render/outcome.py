@@ -57,10 +57,11 @@ def is_last_gasp(outcome: Outcome) -> bool:
 
 
 def colour(outcome: Outcome) -> int:
-    """By what happened: the Last Gasp its own (crimson when it kills), emotions and a
-    Breakdown purple, a failed check never green, else the state the character is left in."""
+    """By what happened: the Last Gasp its own, whatever its verdict (the picture tells it),
+    emotions and a Breakdown purple, a failed check never green, else the state the character
+    is left in."""
     if is_last_gasp(outcome):
-        return STATE_COLOURS[State.DEAD] if outcome.after.dead else LAST_GASP_COLOUR
+        return LAST_GASP_COLOUR
     if outcome.after.state.is_out:
         return STATE_COLOURS[outcome.after.state]
     if outcome.action in _EMOTIONAL or breakdown_began(outcome):
