@@ -437,8 +437,8 @@ async def started(url: str, validator: SpecValidator | NoSpec) -> AsyncIterator[
     """A bot on `url`, set up and ready; every request it made checked when the block ends."""
     bot = create_bot(url, rng=ScriptedRandom())
     driver = OfflineDriver(bot)
-    await driver.start()
     try:
+        await driver.start()  # a start that fails still closes what it opened
         harness = Harness(driver, validator)
         yield harness
         harness.check_all_requests()
