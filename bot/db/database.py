@@ -200,8 +200,9 @@ async def _bounded(lock: asyncio.Lock, until: float) -> None:
 
 
 def _gave_up_waiting(error: DBAPIError) -> bool:
-    """PostgreSQL's lock_timeout (lock_not_available, 55P03), or SQLite's busy timeout at BEGIN
-    IMMEDIATE (the only statement that waits: after it this connection holds the lock)."""
+    """PostgreSQL's lock_timeout (lock_not_available, 55P03), or SQLite's busy timeout. (On
+    SQLite only BEGIN IMMEDIATE waits, after it the connection holds the lock; engine.py turns
+    its timeout into Busy itself, since that error reaches here unwrapped.)"""
     if getattr(error.orig, "sqlstate", None) == "55P03":
         return True
     return isinstance(error, OperationalError) and "database is locked" in str(error)

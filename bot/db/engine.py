@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 from typing import Any
 
 from sqlalchemy import event
@@ -10,7 +11,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.util import await_
 
-from bot.db.busy import LOCK_BUDGET_S, remaining
+from bot.db.busy import LOCK_BUDGET_S, Busy, remaining
 from bot.db.codec import dumps
 
 DEFAULT_URL = "sqlite+aiosqlite:///lastgasp.db"
@@ -89,9 +90,24 @@ def _sqlite_engine(url: str, connect_args: dict[str, Any]) -> AsyncEngine:
         options = conn.get_execution_options()
         begin = "BEGIN" if options.get(READ_ONLY) else "BEGIN IMMEDIATE"
         until = options.get(DEADLINE)
-        if until is not None:  # wait for another process's writer at most until then
-            begin = f"PRAGMA busy_timeout = {max(1, int(remaining(until) * 1000))}; {begin}"
+        # Wait for another process's writer at most until the deadline; without one, the whole
+        # budget (not what the connection's last transaction had left of its own).
+        wait_ms = BUSY_TIMEOUT_MS if until is None else max(1, int(remaining(until) * 1000))
+        begin = f"PRAGMA busy_timeout = {wait_ms}; {begin}"
         # Straight to aiosqlite: one trip to its thread instead of four (cursor, execute, ...).
-        await_(conn.connection.driver_connection.executescript(begin))
+        # SQLAlchemy wraps no error of this trip in a DBAPIError (Database.transaction's catch),
+        # so a lock still held at the end of the wait becomes Busy here: nothing was written,
+        # the transaction never began.
+        try:
+            await_(conn.connection.driver_connection.executescript(begin))
+        except sqlite3.OperationalError as error:
+            if _timed_out(error):
+                raise Busy() from None
+            raise
 
     return engine
+
+
+def _timed_out(error: sqlite3.Error) -> bool:
+    """SQLite's busy timeout ran out: SQLITE_BUSY, "database is locked"."""
+    return error.sqlite_errorcode & 0xFF == sqlite3.SQLITE_BUSY

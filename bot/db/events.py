@@ -111,7 +111,9 @@ class EventRepository(CharacterRepository):
 
     async def undo(self, character_id: int, user_id: int) -> tuple[Outcome, Event]:
         """U-3: revert the latest change not yet reverted, field by field (rules.history);
-        the reverted event is marked, and the undo is logged like any change."""
+        the reverted event is marked, and the undo is logged like any change. Bookkeeping is
+        never reverted (U-2): the event must be a change, whatever its `undoable` says (rows
+        written before is_change existed were marked undoable by a looser rule)."""
         self._writable()
         row = await self.character_by_id(character_id, lock=True)
         target = None
@@ -121,6 +123,7 @@ class EventRepository(CharacterRepository):
                 .where(
                     events.c.guild_id == self.guild_id,
                     events.c.character_id == character_id,
+                    events.c.is_change.is_(True),
                     events.c.undoable.is_(True),
                     events.c.reverted_by.is_(None),
                 )

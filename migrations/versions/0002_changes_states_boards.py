@@ -32,9 +32,8 @@ from __future__ import annotations
 import json
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 import sqlalchemy as sa
 from alembic import op
@@ -51,7 +50,7 @@ _INVISIBLE = set("\u115f\u1160\u3164\uffa0\u2800\u034f\u17b4\u17b5\u180b\u180c\u
 _SELECTORS = {chr(c) for c in [*range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0)]}
 _BOOKKEEPING = {"reactions_taken", "early_this_round", "recovered_this_round"}
 # What /history shows of a renaming by this upgrade ("for “…”").
-RENAMED_BECAUSE = "another character's name became the same once invisible characters were left out"
+RENAMED_BECAUSE = "the same name as another character, once invisible characters are left out"
 
 
 def _invisible(char: str) -> bool:
@@ -118,8 +117,7 @@ def _as_text(column: str) -> str:
     return f"CAST({column} AS TEXT)" if op.get_bind().dialect.name == "postgresql" else column
 
 
-@dataclass(frozen=True)
-class _Row:
+class _Row(NamedTuple):  # not a dataclass: alembic loads this file outside sys.modules
     id: int
     guild_id: int
     old_key: str

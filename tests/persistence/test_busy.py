@@ -106,24 +106,10 @@ async def _postgres_row_lock(target: Target, row_id: int) -> AsyncIterator[None]
         await engine.dispose()
 
 
-SQLITE_BEGIN_BUG = (
-    "BUG: on SQLite a unit-of-work write (db.transaction, and db.act without the hot path) "
-    "blocked past the budget raises a raw sqlite3.OperationalError 'database is locked', not "
-    "Busy: bot/db/engine.py _on_begin runs BEGIN IMMEDIATE on the raw aiosqlite connection, so "
-    "the error is not wrapped in SQLAlchemy's DBAPIError and Database.transaction's "
-    "`except DBAPIError` (bot/db/database.py, _gave_up_waiting) never sees it. It waits the "
-    "budget and writes nothing, but the player gets an unexpected error instead of 'busy'"
-)
-
-
 @pytest.mark.parametrize(("write", "hot_path"), WRITES)
 async def test_a_writer_blocked_past_the_budget_is_busy_and_writes_nothing(
-    target: Target, write: Write, hot_path: bool, request: pytest.FixtureRequest
+    target: Target, write: Write, hot_path: bool
 ) -> None:
-    if not target.postgres and (write is _through_a_transaction or not hot_path):
-        request.applymarker(
-            pytest.mark.xfail(strict=True, raises=sqlite3.OperationalError, reason=SQLITE_BEGIN_BUG)
-        )
     async with upgraded(target, hot_path=hot_path) as db:
         row = await create(db, "Held")
         async with db.transaction(GUILD) as uow:

@@ -35,7 +35,7 @@ from rules.models import Sheet
 from rules.names import name_key
 from rules.rolls import NarateerRoll, NumericRoll
 from tests.persistence.conftest import empty_database
-from tests.persistence.helpers import Target, caller, hit
+from tests.persistence.helpers import Target, caller, hit, log_of, replay
 
 G1, G2 = 1001, 2002
 ZWSP = "\u200b"
@@ -529,6 +529,8 @@ class Upgraded:
     target: Target
     expected: Expected
     before: dict[str, list[tuple[Any, ...]]]
+    # character id -> the events the upgrade logged for it (a renaming)
+    renamings: dict[int, list[int]] = field(default_factory=dict)
 
 
 SNAPSHOT = {
@@ -588,7 +590,12 @@ async def upgraded_old(backend: str, tmp_path: Path) -> AsyncIterator[Upgraded]:
             await database.upgrade()
         finally:
             await database.close()
-        yield Upgraded(target, expected, before)
+        upgraded = Upgraded(target, expected, before)
+        added = set(_renamings(upgraded, await _snapshot(target)))
+        for row in (await _snapshot(target))["events"]:
+            if int(row[0]) in added:
+                upgraded.renamings.setdefault(int(row[2]), []).append(int(row[0]))
+        yield upgraded
 
 
 async def _version(db: Database) -> str | None:
@@ -602,9 +609,14 @@ async def _version(db: Database) -> str | None:
 async def test_not_a_single_event_is_lost_and_each_is_marked(upgraded_old: Upgraded) -> None:
     target, expected = upgraded_old.target, upgraded_old.expected
     after = await _snapshot(target)
-    # Every event, every field but the repaired sheets, exactly as it was.
-    assert after["events"] == upgraded_old.before["events"]
-    assert len(after["events"]) == len(expected.events) == 28
+    # Every event, every field but the repaired sheets, exactly as it was; after them, only
+    # the renaming of the one character whose name now clashes (test_a_renaming_…).
+    old = upgraded_old.before["events"]
+    added = set(_renamings(upgraded_old, after))
+    assert [r for r in after["events"] if int(r[0]) not in added] == old
+    assert len(old) == len(expected.events) == 28
+    assert added == {i for ids in upgraded_old.renamings.values() for i in ids}
+    assert min(added) > max(int(r[0]) for r in old)  # logged after every old event
     db = await target.connect()
     try:
         assert await _version(db) == "0002"
@@ -619,10 +631,13 @@ async def test_not_a_single_event_is_lost_and_each_is_marked(upgraded_old: Upgra
     finally:
         await db.close()
     for event_id, is_change, undoable, command, before, after_text in rows:
+        if int(event_id) not in expected.events:
+            continue  # a renaming by the upgrade: test_a_renaming_…
         change, want_before, want_after = expected.events[int(event_id)]
         assert _true(is_change) is change, f"event {event_id}: is_change"
         if _true(undoable):  # U-3: only a change of an existing sheet, never an undo
             assert command != "undo" and None not in (_loads(before), _loads(after_text))
+            assert change, f"event {event_id}: bookkeeping stays undoable"
         assert _loads(before) == want_before, f"event {event_id}: sheet_before"
         assert _loads(after_text) == want_after, f"event {event_id}: sheet_after"
         for sheet in (before, after_text):
@@ -726,8 +741,16 @@ async def test_every_command_that_reads_works_on_the_old_rows(upgraded_old: Upgr
 
 
 def _events_of(upgraded: Upgraded, character_id: int) -> set[int]:
+    """The character's events before the upgrade, and its renaming by the upgrade if any."""
     rows = upgraded.before["events"]
-    return {int(r[0]) for r in rows if r[2] is not None and int(r[2]) == character_id}
+    kept = {int(r[0]) for r in rows if r[2] is not None and int(r[2]) == character_id}
+    return kept | set(upgraded.renamings.get(character_id, ()))
+
+
+def _renamings(upgraded: Upgraded, after: dict[str, list[tuple[Any, ...]]]) -> list[int]:
+    """The ids of the events the upgrade added (one per character it renamed)."""
+    old = {r[0] for r in upgraded.before["events"]}
+    return [int(r[0]) for r in after["events"] if r[0] not in old]
 
 
 async def test_combat_members_and_active_characters_are_kept(upgraded_old: Upgraded) -> None:
@@ -771,15 +794,6 @@ async def test_commands_carry_on_after_the_upgrade(upgraded_old: Upgraded) -> No
     assert expected.ids["twin"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: migration 0002 computes is_change but keeps the old `undoable` (any two "
-    "different sheets), so an old bookkeeping event (a /turn resetting the reaction count) "
-    "stays undoable and /undo after the upgrade reverts it instead of the latest change (U-3). "
-    "_mark_events in migrations/versions/0002_changes_states_boards.py should set undoable = "
-    "is_change and not an undo (or EventRepository.undo, bot/db/events.py, should also "
-    "require is_change)",
-)
 async def test_undo_after_the_upgrade_reverts_the_latest_change_not_old_bookkeeping(
     upgraded_old: Upgraded,
 ) -> None:
@@ -796,6 +810,45 @@ async def test_undo_after_the_upgrade_reverts_the_latest_change_not_old_bookkeep
         await db.close()
 
 
+async def test_a_renaming_by_the_upgrade_is_logged_as_a_change_undo_passes_over(
+    upgraded_old: Upgraded,
+) -> None:
+    """The twin ("Roryn" + a zero-width space) became "Roryn (2)": one event says so, by user 0
+    (the upgrade, nobody of the guild), so that its log still leads to its sheet; /undo
+    passes over it (undoing it would give back a name Roryn has) to the change before."""
+    target, expected = upgraded_old.target, upgraded_old.expected
+    twin = expected.ids["twin"]
+    assert list(upgraded_old.renamings) == [twin]
+    (renaming,) = upgraded_old.renamings[twin]
+    db = await target.connect()
+    try:
+        log = await log_of(db, twin)
+        event = log[-1]
+        assert event.id == renaming and event.command == "character edit"
+        assert (event.user_id, event.is_change, event.reverted) == (0, True, False)
+        assert event.before is not None and event.after is not None
+        assert (event.before.name, event.after.name) == ("Roryn", "Roryn (2)")
+        assert event.before.model_copy(update={"name": "Roryn (2)"}) == event.after
+        assert event.inputs["name"] == "Roryn (2)" and event.inputs["reason"]
+        async with db.transaction(G1, read_only=True) as uow:
+            row = await uow.character_by_id(twin, lock=False)
+            assert [e.id for e in await uow.history(twin, 1)] == [renaming]  # a change (U-2)
+        assert row is not None and replay(log) == row.sheet
+        async with db.engine.connect() as conn:
+            (undoable,) = (
+                await conn.execute(
+                    text("SELECT undoable FROM events WHERE id = :id"), {"id": renaming}
+                )
+            ).one()
+        assert not _true(undoable)
+        async with db.transaction(G1) as uow:
+            outcome, reverted = await uow.undo(twin, 9)
+        assert reverted.command == "damage"
+        assert (outcome.after.name, outcome.after.vit) == ("Roryn (2)", 10)
+    finally:
+        await db.close()
+
+
 async def test_downgrade_to_0001_keeps_every_row(upgraded_old: Upgraded) -> None:
     from alembic import command
 
@@ -808,31 +861,34 @@ async def test_downgrade_to_0001_keeps_every_row(upgraded_old: Upgraded) -> None
             await conn.run_sync(lambda c: command.downgrade(alembic_config(connection=c), "0001"))
     finally:
         await db.close()
-    assert await _snapshot(target) == upgraded_old.before
+    after = await _snapshot(target)
+    renamings = {i for ids in upgraded_old.renamings.values() for i in ids}
+    kept = [row for row in after["events"] if int(row[0]) not in renamings]
+    assert {**after, "events": kept} == upgraded_old.before
+    assert len(after["events"]) == len(kept) + len(renamings)  # the renamings stay too
 
 
 # --- names that clash only once their keys are computed anew ------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: migration 0002 (_repair_characters) updates the rows one by one in id order, "
-    "so a row's new key (or its ' (2)' name) can equal the OLD key of a later row not yet "
-    "repaired: the UNIQUE (guild_id, name_key) fails and the whole upgrade is refused on both "
-    "databases. It should free every key first (e.g. set each name_key to a placeholder such "
-    "as the row id) before writing the new ones, and count keys of rows not yet repaired as "
-    "taken by nobody",
-)
 @pytest.mark.parametrize(
-    "names",
+    ("names", "renamed"),
     [
-        pytest.param(["Mira" + ZWSP, "Mira"], id="the-hidden-one-first"),
-        pytest.param(["Kai", "Kai" + ZWSP, "Kai (2)"], id="the-number-taken"),
-        pytest.param(["Love\u2764\ufe0f", "Love\u2764"], id="a-selector-first"),
+        # Whose key stays as it was keeps its name (what players typed still finds it), else
+        # the one created first; a number is the first that nobody has, in any row order.
+        pytest.param(["Mira" + ZWSP, "Mira"], ["Mira (2)", "Mira"], id="the-hidden-one-first"),
+        pytest.param(
+            ["Kai", "Kai" + ZWSP, "Kai (2)"], ["Kai", "Kai (3)", "Kai (2)"], id="the-number-taken"
+        ),
+        pytest.param(
+            ["Love\u2764\ufe0f", "Love\u2764"],
+            ["Love\u2764\ufe0f (2)", "Love\u2764"],
+            id="a-selector-first",
+        ),
     ],
 )
 async def test_names_that_now_clash_all_get_a_name_of_their_own(
-    backend: str, tmp_path: Path, names: list[str]
+    backend: str, tmp_path: Path, names: list[str], renamed: list[str]
 ) -> None:
     async with empty_database(backend, tmp_path) as target:
         engine = create_engine(target.url, connect_args=target.connect_args)
@@ -851,8 +907,18 @@ async def test_names_that_now_clash_all_get_a_name_of_their_own(
         db = await target.connect()
         try:
             async with db.transaction(G1, read_only=True) as uow:
-                found = [row.sheet.name for row in await uow.characters()]
+                rows = sorted(await uow.characters(), key=lambda row: row.id)
+            logs = [await log_of(db, row.id, G1) for row in rows]
         finally:
             await db.close()
+        found = [row.sheet.name for row in rows]
         assert len(found) == len(names) == len({name_key(n) for n in found})
         assert {name_key(n) for n in names} <= {name_key(n) for n in found}  # one keeps each
+        assert found == renamed
+        for row, log in zip(rows, logs, strict=True):
+            assert replay(log) == row.sheet  # the log still leads to the sheet (U-1)
+            if row.sheet.name.endswith(")") and row.sheet.name not in names:
+                assert [e.command for e in log] == ["character create", "character edit"]
+                assert (log[-1].user_id, log[-1].inputs["name"]) == (0, row.sheet.name)
+            else:
+                assert [e.command for e in log] == ["character create"]

@@ -75,16 +75,6 @@ def test_the_thread_side_waits_for_the_holder_then_takes_it(tmp_path: Path) -> N
     second.close()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: the cross-process write lock does not queue: a waiter polls flock(LOCK_NB) "
-    "every 0.5-5 ms (bot/db/writelock.py, acquire_in_thread and held), while a busy writer "
-    "releases and takes it again within microseconds between two batches (bot/db/hotpath.py, "
-    "_SQLiteThread._batch: 'another take of the lock, after other processes'), so another "
-    "process never gets in while one shard is saturated, and gets Busy after 1.5 s. Measured "
-    "in the log: runs of 500-1,900 commands of one process while the other waited. A blocking "
-    "flock in the waiter's thread (the kernel wakes it on release) or a ticket would queue",
-)
 def test_a_waiting_process_gets_in_between_two_batches_of_a_busy_one(tmp_path: Path) -> None:
     """What _BATCH promises: a process waits at most about one batch of another's writes."""
     busy_one, waiting = _pair(tmp_path)
@@ -110,6 +100,72 @@ def test_a_waiting_process_gets_in_between_two_batches_of_a_busy_one(tmp_path: P
         busy_one.close()
         waiting.close()
     assert waited < 0.1, f"waited {waited:.3f}s for a lock held 3 ms at a time"
+
+
+async def test_the_event_loop_side_gets_in_between_two_batches_too(tmp_path: Path) -> None:
+    """A unit of work's wait (held) queues like the writer thread's."""
+    busy_one, waiting = _pair(tmp_path)
+    stop = threading.Event()
+
+    def batches() -> None:
+        while not stop.is_set():
+            busy_one.acquire_in_thread(deadline(5))
+            time.sleep(0.003)
+            busy_one.release()
+
+    writer = threading.Thread(target=batches, daemon=True)
+    writer.start()
+    try:
+        await asyncio.sleep(0.05)
+        started = time.monotonic()
+        async with waiting.held(deadline()):
+            waited = time.monotonic() - started
+    finally:
+        stop.set()
+        await asyncio.to_thread(writer.join, 5)
+        busy_one.close()
+        waiting.close()
+    assert waited < 0.1, f"waited {waited:.3f}s for a lock held 3 ms at a time"
+
+
+def _waits() -> int:
+    return sum(thread.name == "lastgasp-write-lock" for thread in threading.enumerate())
+
+
+async def test_waits_given_up_or_cancelled_take_nothing_and_leave_one_thread(
+    tmp_path: Path,
+) -> None:
+    """A blocking flock cannot be cancelled: the thread left behind gives the lock back the
+    moment it gets it, and the next wait of the same handle takes it over (no pile of them)."""
+    first, second = _pair(tmp_path)
+    first.acquire_in_thread(deadline(1))
+    try:
+        for _ in range(10):
+            with pytest.raises(Busy):
+                await asyncio.to_thread(second.acquire_in_thread, deadline(0.01))
+
+            async def enter() -> None:
+                async with second.held(deadline(5)):
+                    raise AssertionError("taken while another holds it")
+
+            task = asyncio.create_task(enter())
+            await asyncio.sleep(0.01)
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+        assert _waits() == 1
+    finally:
+        first.release()
+    # Nobody wants what the left-behind wait gets: it lets it go, and its thread ends.
+    async with asyncio.timeout(2):
+        while _waits():
+            await asyncio.sleep(0.01)
+    first.acquire_in_thread(deadline(0.05))  # free at once
+    first.release()
+    async with asyncio.timeout(2), second.held(deadline(1)):
+        pass
+    first.close()
+    second.close()
 
 
 async def test_two_databases_on_one_file_take_turns(tmp_path: Path) -> None:
