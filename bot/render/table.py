@@ -182,10 +182,15 @@ def _outcome_line(outcome: Outcome) -> str:
 # --- history ---------------------------------------------------------------------------------
 
 
+def _by(user_id: int) -> str:
+    """Who did it; user 0 is nobody: the database upgrade that renamed a clashing name."""
+    return "by the bot's upgrade" if user_id == 0 else f"by <@{user_id}>"
+
+
 def event_summary(event: Event) -> str:
     """`/damage by @Alice 5 minutes ago`: what an undo says it reverted (U-3)."""
     stamp = discord.utils.format_dt(event.created_at, "R")
-    return f"/{event.command} by <@{event.user_id}> {stamp}"
+    return f"/{event.command} {_by(event.user_id)} {stamp}"
 
 
 def _event_field(event: Event, faces: Faces) -> tuple[str, str]:
@@ -194,7 +199,7 @@ def _event_field(event: Event, faces: Faces) -> tuple[str, str]:
         name += " · undone"
     if not event.is_change:
         name += " · bookkeeping"
-    lines = [f"by <@{event.user_id}> {discord.utils.format_dt(event.created_at, 'R')}"]
+    lines = [f"{_by(event.user_id)} {discord.utils.format_dt(event.created_at, 'R')}"]
     told = _told(event.inputs)
     if told:
         lines.append(told)
