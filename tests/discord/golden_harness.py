@@ -4,7 +4,8 @@ Everything a golden file holds must come out the same on every run and every mac
 bot runs on a fresh SQLite file with a fixed clock and scripted dice, the guild, its channel,
 its GM role and every speaker have fixed ids, the status board's worker never edits on its own
 (only `flush` does), and what is recorded leaves out what Discord or the driver invents (message
-ids, interaction tokens, the delete question's Unix deadline).
+ids, interaction tokens). The delete question's deadline is read from the bot's clock: fixed
+too, so it is recorded as it is.
 
     async with table(tmp_path / "golden.db", check) as t:   # check(request): the spec, pings
         await t.add_character("Roryn", vit=1)   # straight to the database, not recorded
@@ -23,7 +24,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import re
 from collections.abc import AsyncIterator, Callable, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -63,8 +63,6 @@ KINDS = {
     "update": "update",
     "channel": "channel",
 }
-# The delete question's buttons carry a Unix deadline (wall time, not the bot's clock).
-_DELETE_DEADLINE = re.compile(r"^(lg:delete:(?:confirm|cancel):\d+:\d+:)\d+$")
 
 
 def fixed_clock() -> datetime:
@@ -98,7 +96,9 @@ def embed_record(embed: dict[str, Any]) -> dict[str, Any]:
 
 
 def custom_id_record(custom_id: str) -> str:
-    return _DELETE_DEADLINE.sub(r"\1<deadline>", custom_id)
+    """As sent: every part of a custom id is fixed here (the delete deadline too, from the
+    bot's frozen clock)."""
+    return custom_id
 
 
 def components_record(components: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:

@@ -44,9 +44,9 @@ async def test_reaching_the_threshold_starts_a_breakdown_E_1_E_2_E_6(harness):
         harness.owner, "emotion", character="Roryn", emotion="anger", stages=5
     )
     assert lines(result) == [
-        "**Roryn falls into a Breakdown of Anger, and +1 Stress.**",
-        "Stress 0 → 1 · Anger 0/4 → 4/4 · Breakdown none → Anger",
-        f"In a Breakdown of Anger (E-6): {BREAKDOWN_EFFECTS[Emotion.ANGER]}",  # once, in full
+        "**Roryn falls into a Breakdown of Anger; the stage past the threshold adds 1 Stress.**",
+        "Stress 0 → 1 · Anger 0/4 → 4/4 · Breakdown of Anger begins",
+        f"In a Breakdown of Anger: {BREAKDOWN_EFFECTS[Emotion.ANGER]}",  # once, in full
     ]
     sheet = await harness.sheet("Roryn")
     assert (sheet.anger, sheet.stress, sheet.breakdown) == (4, 1, Emotion.ANGER)
@@ -121,7 +121,7 @@ async def test_relief_by_drive_clears_the_stacks_once_a_day_E_3(harness):
     assert result.embed["color"] == EMOTION_COLOUR
     assert lines(result) == [
         "**Roryn finds relief (drive): every emotion is cleared.**",
-        "Anger 2/4 → 0/4 · Fear 1/4 → 0/4 · Relief used today no → yes",
+        "Anger 2/4 → 0/4 · Fear 1/4 → 0/4 · relief used today",
     ]
     before = await harness.sheet("Roryn")
     again = await harness.run(harness.owner, "relief", character="Roryn", method="reward")
@@ -135,7 +135,7 @@ async def test_relief_with_nothing_stacked_gives_the_daily_bonus_E_4(harness):
     assert lines(result) == [
         "**Roryn finds relief (reward) with no emotion stacked: +3 on all Action Rolls until "
         "the end of the day.**",
-        "Relief used today no → yes · +3 daily bonus no → yes",
+        "Relief used today · +3 daily bonus",
     ]
     refused = await harness.run(harness.gm, "relief", character="Roryn", method="address")
     assert_refused(refused, "already had relief today")
@@ -158,7 +158,7 @@ async def test_address_asks_which_of_tied_emotions_E_3(harness):
     )
     assert lines(result) == [
         "**Roryn addresses Guilt: every emotion is cleared.**",
-        "Anger 2/4 → 0/4 · Guilt 2/4 → 0/4 · Relief used today no → yes",
+        "Anger 2/4 → 0/4 · Guilt 2/4 → 0/4 · relief used today",
         f"To address Guilt: {ADDRESS_ACTIONS[Emotion.GUILT]}",  # the seed's table
     ]
 
@@ -169,7 +169,7 @@ async def test_address_ends_a_breakdown_E_5(harness):
     assert lines(result)[:2] == [
         "**Roryn addresses Anger and overcomes the Breakdown: every emotion is cleared; Stress "
         "stays at 1.**",
-        "Anger 4/4 → 0/4 · Breakdown Anger → none",
+        "Anger 4/4 → 0/4 · Breakdown of Anger ends",
     ]
     assert not (await harness.sheet("Roryn")).relief_used_today  # not the daily relief (E-5)
 
@@ -211,14 +211,13 @@ async def test_a_failed_reaction_roll_starts_a_breakdown_E_9(harness):
     )
     assert not result.ephemeral
     embed = result.embed
-    assert embed["title"] == "🟢 Roryn · Situational breakdown"
+    assert embed["title"] == "🟢 Roryn · Breakdown"  # a Breakdown begins
     assert embed["color"] == EMOTION_COLOUR
     assert lines(result) == [
         "**Roryn breaks down: the Reaction Roll fails (5 against Pressure 6); a Breakdown of "
-        "Fear begins.**",
-        "Breakdown none → Fear",
+        "Fear begins.**",  # the change line does not say it twice
         "Reaction Roll (Composure): `1d10` → 4, +1 Composure = 5 vs 6 ✗",  # the whole sum
-        f"In a Breakdown of Fear (E-6): {BREAKDOWN_EFFECTS[Emotion.FEAR]}",
+        f"In a Breakdown of Fear: {BREAKDOWN_EFFECTS[Emotion.FEAR]}",
     ]
     assert embed["footer"]["text"] == "Rules: E-8 · E-9 · E-6"
 
@@ -244,11 +243,11 @@ async def test_in_breakdown_the_roll_has_disadvantage_E_8(harness):
         harness.gm, "breakdown", character="Roryn", emotion="guilt", pressure=4
     )
     assert lines(result) == [
-        "**Roryn fails again in Breakdown (3 against Pressure 4): it must address Guilt on the "
-        "spot, which ends the Breakdown; every emotion is cleared, Stress stays.**",
-        "Anger 4/4 → 0/4 · Breakdown Anger → none",
+        "**Roryn fails while in a Breakdown (3 against Pressure 4): it must address Guilt on "
+        "the spot, which ends the Breakdown; every emotion is cleared, Stress stays.**",
+        "Anger 4/4 → 0/4 · Breakdown of Anger ends",
         "Reaction Roll (Insight): `1d10` → 3 vs 4 ✗",
-        "Reaction Roll (Insight), dropped (Disadvantage): `1d10` → 8 vs 4 ✓",
+        "Reaction Roll (Insight): `1d10` → 8 · not kept, the lower counts",  # E-6: no verdict
         f"To address Guilt: {ADDRESS_ACTIONS[Emotion.GUILT]}",
     ]
 

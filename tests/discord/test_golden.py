@@ -6,8 +6,8 @@ and dice are fixed (tests/discord/golden_harness.py), and records every message 
 the channel would show it: visibility, content, embeds (title, description, colour as
 `#rrggbb`, fields, footer, image, timestamp), buttons (label, style, custom id), attachments
 (name, size and the SHA-256 of the bytes: a changed picture shows too), and the status board's
-own channel messages, posted or edited. Message ids and interaction tokens are left out; so is
-the delete question's Unix deadline (`<deadline>`); everything else is exact.
+own channel messages, posted or edited. Message ids and interaction tokens are left out;
+everything else is exact (the delete question's deadline too: it follows the bot's clock).
 
 One file per moment in tests/discord/golden/ (`07-fall-to-dying.json`): pretty JSON, sorted
 keys, two-space indent, text as it is (not `\\u` escapes), so that a change of look is a
@@ -247,7 +247,7 @@ async def _gasp_res0(t: Table) -> None:
 
 @moment("15-last-gasp-fails")
 async def _gasp_fails(t: Table) -> None:
-    """The Last Gasp shows a Hit: dead (crimson, the picture)."""
+    """The Last Gasp shows a Hit: dead (in the Last Gasp's own blue; the picture says DEAD)."""
     await _down(t, vit=-3, res=2)
     t.script("H")
     result = await t.run(t.alice, "recover", character="Roryn")

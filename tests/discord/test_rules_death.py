@@ -35,7 +35,7 @@ async def test_V_6_damage_below_0_kills_and_says_why(harness):
     assert result.embed["title"] == "💀 Roryn · Damage"
     assert lines(result)[:2] == [KILLED.format(vit=-1), "VIT 2 → -1 · Up → Dead"]
     assert result.embed["color"] == STATE_COLOURS[State.DEAD]
-    assert result.embed["footer"]["text"] == "Rules: H-1 · V-6 · V-5"
+    assert result.embed["footer"]["text"] == "Rules: V-6 · H-1 · V-5"  # the headline's rule first
     assert (await harness.sheet("Roryn")).dead
 
 
@@ -83,14 +83,9 @@ async def test_V_6_thresholds_by_default(harness):
     assert lines(result)[1] == "VIT 2 → -1 · Up → Critical"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: under instant death the reply keeps the headline the death replaced as a note "
-    "('Roryn sinks to Critical at VIT -1: 2 recovery dice at the start of its next turn.'), "
-    "telling a Dead character's table that it is Critical and will roll: rules/condition.py "
-    "finish inserts the replaced headline into the notes",
-)
 async def test_V_6_the_reply_of_an_instant_death_says_nothing_of_a_roll_to_come(harness):
+    """The headline the death replaced ('Roryn sinks to Critical at VIT -1: 2 recovery dice
+    …') was once kept as a note, telling the table of a Dead character that it will roll."""
     await harness.settings(death_rule="instant")
     await harness.add_character("Roryn", res=3, vit=0)
     result = await harness.run(harness.owner, "damage", character="Roryn", amount=1)
@@ -161,7 +156,8 @@ async def test_R_5_with_res_0_a_crit_leaves_it_dying_and_says_so(harness):
     result = await harness.run(harness.gm, "recover", character="Roryn")
     assert result.embed["title"] == "🔴 Roryn · The Last Gasp"
     assert lines(result) == [
-        "**A Crit on the Last Gasp: Roryn survives, but with RES 0 it is still Dying.**",
+        "**A Crit on the Last Gasp: Roryn survives, but with RES 0 it is still Dying: another Last "
+        "Gasp at its next turn.**",
         "VIT -2 → 0",
         "Last Gasp: 💥  1 Crit",
     ]
@@ -180,6 +176,7 @@ async def test_R_5_anything_but_a_crit_is_dead(harness, face):
     result = await harness.run(harness.gm, "recover", character="Roryn")
     assert result.embed["title"] == "💀 Roryn · The Last Gasp"
     assert lines(result)[:2] == ["**The Last Gasp fails: Roryn is dead.**", "Dying → Dead"]
+    assert result.embed["color"] == LAST_GASP_COLOUR  # its own colour, whatever its verdict
     assert result.reply.components == []
     assert (await harness.sheet("Roryn")).dead
 
@@ -217,7 +214,7 @@ async def test_R_6_last_gasp_advantage_no_keeps_it_for_the_next_roll(harness):
         "VIT -2 → 0 · Dying → Unconscious",
         "Last Gasp: 💥  1 Crit",
         "On this server advantage does not apply to the Last Gasp: it waits for the next "
-        "recovery roll (R-6).",
+        "recovery roll.",
     ]
     assert (await harness.sheet("Roryn")).advantage
     # the next recovery roll (Unconscious, RES 2: two dice) has it
@@ -255,17 +252,19 @@ async def test_R_6_odds_follow_last_gasp_advantage(harness, setting, dead):
     assert dead in lines(result)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: under last_gasp_advantage:no /odds of a Dying character with advantage still "
-    "reads 'Dying at VIT -2/10: 1 die of `MMMHHC`, with advantage from first aid.' though the "
-    "Last Gasp is not rerolled (R-6): bot/render/odds.py odds_reply tests sheet.advantage only",
-)
 async def test_R_6_odds_do_not_promise_advantage_to_a_last_gasp_that_has_none(harness):
+    """Under last_gasp_advantage:no the odds once read 'with advantage from first aid' for a
+    Last Gasp that is never rerolled; they say the advantage waits, and offer no F-1 line."""
     await harness.settings(last_gasp_advantage="no")
     await harness.add_character("Roryn", vit=-2, advantage=True)
     result = await harness.run(harness.owner, "odds", character="Roryn")
-    assert "with advantage" not in lines(result)[1]
+    assert lines(result)[1:3] == [
+        "Dying at VIT -2/10: the Last Gasp is 1 die (each: Crit 1 in 6, Hit 2 in 6, Miss 3 in 6).",
+        "Its advantage from first aid waits: on this server it does not apply to the Last Gasp "
+        "(R-6).",
+    ]
+    assert "(F-1)" not in result.embed["description"]
+    assert result.embed["footer"]["text"].startswith("Rules: R-5 · R-6")
 
 
 # --- H-2: magic healing, and healing that changes nothing --------------------------------------
@@ -280,7 +279,7 @@ async def test_H_2_healing_that_changes_nothing_says_so_and_why(harness):
     assert lines(result) == [
         "**The healing changes nothing: Roryn is still Dying at VIT 0.**",
         "The first point of healing only stabilises at VIT 0, where it already is; with RES 0, "
-        "VIT 0 is still Dying (V-4). Heal 2 or more to wake it (H-2).",
+        "VIT 0 is still Dying. Heal 2 or more to wake it.",
     ]
     assert (await harness.sheet("Roryn")).vit == 0
 
@@ -295,8 +294,7 @@ async def test_H_2_healing_1_lifts_a_res_0_character_to_0_still_dying(harness):
     await harness.add_character("Roryn", res=0, vit=-3)
     result = await harness.run(harness.owner, "heal", character="Roryn", amount=1)
     assert lines(result) == [
-        "**Roryn rises to VIT 0, but with RES 0 it is still Dying (V-4): heal 2 or more to wake "
-        "it.**",
+        "**Roryn rises to VIT 0, but with RES 0 it is still Dying: heal 2 or more to wake it.**",
         "VIT -3 → 0",
     ]
 
@@ -315,13 +313,8 @@ async def test_H_4_waking_clears_an_unused_advantage(harness):
     assert result.embed["footer"]["text"].endswith("Rules: H-2 · H-4 · V-1")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: the reply of a wake-up by healing says 'advantage used', but H-4 clears an "
-    "advantage that was never used: bot/render/outcome.py small_line names every advantage "
-    "that goes away 'used'",
-)
 async def test_H_4_an_advantage_lost_on_waking_is_not_said_used(harness):
+    """H-4 clears an advantage that was never used: the reply once said 'advantage used'."""
     await harness.add_character("Roryn", vit=-1, advantage=True)
     result = await harness.run(harness.owner, "heal", character="Roryn", amount=3)
-    assert "advantage used" not in result.embed["footer"]["text"]
+    assert result.embed["footer"]["text"] == "advantage lost on waking · Rules: H-2 · H-4 · V-1"

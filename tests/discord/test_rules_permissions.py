@@ -99,13 +99,9 @@ async def test_P_5_owner_edits_rule_fields_while_up_out_of_combat(harness):
     assert (sheet.res, sheet.threshold, sheet.anger) == (4, 6, 3)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: a threshold edit reads as a wall of changes, 'Anger 3/4 → 3/6 · Fear 0/4 → "
-    "0/6 · Sadness 0/4 → 0/6 · Guilt 0/4 → 0/6 · Threshold 4 → 6': rules/outcome.py VISIBLE "
-    "writes each emotion as stack/threshold, so every emotion differs",
-)
 async def test_P_5_a_threshold_edit_shows_one_change(harness):
+    """Once a wall: 'Anger 3/4 → 3/6 · Fear 0/4 → 0/6 · Sadness 0/4 → 0/6 · Guilt 0/4 → 0/6 ·
+    Threshold 4 → 6'."""
     await harness.add_character("Roryn", anger=3)
     result = await harness.run(harness.owner, "character edit", character="Roryn", threshold=6)
     assert lines(result)[1] == "Threshold 4 → 6"
@@ -144,12 +140,8 @@ async def test_P_5_another_player_edits_nothing(harness):
     await harness.refusal(harness.player, "character edit", "(P-4)", character="Roryn", name="X")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: '/character edit' with no field names `con_base`, which is no option of the "
-    "command (it is `con`): rules/sheet_ops.py edit_sheet lists EDITABLE's field names",
-)
 async def test_P_5_an_empty_edit_names_the_commands_options(harness):
+    """It once named `con_base`, which is no option of the command (it is `con`)."""
     await harness.add_character("Roryn")
     text = await harness.refusal(
         harness.owner, "character edit", "Nothing to change", character="Roryn"
@@ -192,7 +184,8 @@ DYING = {
 async def test_P_6_a_players_import_brings_the_build_and_starts_the_state_fresh(harness):
     result = await harness.run(harness.player, "character import", file=sheet_file(**DYING))
     assert not result.ephemeral
-    assert result.embed["title"] == "🟢 Grub · imported"
+    assert result.embed["title"] == "🟢 Grub · Imported"
+    assert lines(result)[0] == "**Grub joins the table.**"
     assert lines(result)[-1] == (
         "A player's import starts the state fresh (P-6): VIT, Stamina, Anger are as at "
         "creation; the GM's import keeps them."
@@ -210,7 +203,8 @@ async def test_P_6_a_players_import_brings_the_build_and_starts_the_state_fresh(
 
 async def test_P_6_the_gms_import_brings_the_state_but_never_the_flags(harness):
     result = await harness.run(harness.gm, "character import", file=sheet_file(**DYING))
-    assert result.embed["title"] == "🔴 Grub · imported"
+    assert result.embed["title"] == "🔴 Grub · Imported"
+    assert lines(result)[0] == "**Grub joins the table.**"
     sheet = await harness.sheet("Grub")
     assert sheet.owner_id == harness.gm.user_id
     assert (sheet.vit, sheet.stamina, sheet.anger, sheet.state.value) == (-3, 4, 2, "Dying")
@@ -256,13 +250,8 @@ async def test_P_6_a_name_taken_in_any_form_is_refused(harness):
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: a file with con_wounds but no stamina is refused as 'Stamina 10 is above its "
-    "maximum 8' (a value the file does not hold), even for a player's import, which takes no "
-    "wound: rules/sheet_ops.py import_sheet validates the state on a fresh sheet's Stamina",
-)
 async def test_P_6_a_file_without_stamina_is_read_with_its_wounds(harness):
+    """Once refused as 'Stamina 10 is above its maximum 8', a value the file does not hold."""
     sheet = {"name": "Bo", "max_vit": 12, "con_base": 10, "con_wounds": 1}
     result = await harness.run(harness.player, "character import", file=sheet_file(**sheet))
     assert not result.ephemeral, result.text()

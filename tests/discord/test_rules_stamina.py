@@ -35,7 +35,7 @@ async def test_S_5_the_first_reaction_of_the_next_fight_costs_1(harness):
     await react(harness)
     assert (await react(harness))[1] == "Stamina 9/12 → 6/12"
     ended = await harness.run(harness.gm, "combat end")
-    assert "Their reaction costs start fresh (S-5)." in lines(ended)[1]
+    assert lines(ended)[1] == "Roryn leaves the fight; reactions cost 1 again (S-5)."
     assert (await harness.sheet("Roryn")).reactions_taken == 0
     await harness.run(harness.owner, "rest", character="Roryn", kind="respite")
     await harness.run(harness.gm, "combat start")

@@ -8,7 +8,7 @@ import asyncio
 import copy
 import json
 import logging
-import time
+from datetime import timedelta
 
 import pytest
 from sqlalchemy import select
@@ -16,6 +16,7 @@ from sqlalchemy import select
 from bot.db.tables import events
 from bot.failures import EXPIRED, SOMETHING_WENT_WRONG
 from bot.offline import Attachment
+from bot.render.common import INFO_COLOUR
 from bot.services import sheet as sheet_service
 from bot.services.sheet import EXPORT_FORMAT, MAX_IMPORT_BYTES
 from tests.discord._table_helpers import public, refused
@@ -47,8 +48,10 @@ async def logged(harness, command: str) -> list:
 async def test_create_with_defaults_is_public_logged_and_selected(harness):
     result = await harness.run(harness.owner, "character create", name="  Roryn ")
     embed = public(result)
-    assert embed["title"] == "🟢 Roryn · created"
-    assert embed["description"] == f"Owner <@{harness.owner.user_id}> · **Up**"
+    assert embed["title"] == "🟢 Roryn · Created"
+    assert embed["description"] == (
+        f"**Roryn joins the table.**\nOwner <@{harness.owner.user_id}> · **Up**"
+    )
     sheet = await harness.sheet("Roryn")
     assert (sheet.owner_id, sheet.vit, sheet.max_vit, sheet.res) == (
         harness.owner.user_id,
@@ -179,9 +182,9 @@ async def test_a_sheet_fits_in_about_ten_lines(harness):
     assert all(f["inline"] for f in embed["fields"])
     assert fields == {
         "Vitality": "VIT -1/10\nRES 2",
-        "Stamina": "6/6 · CON d6 (1 wound)\nnext reaction 1",
+        "Stamina": "6/6 · CON d6 (1 wound)\nnext reaction costs 1",
         "Injury": "-8 Action\n-2 Reaction",
-        "Emotions": "Anger 2 · Fear 0\nSadness 0 · Guilt 0 (of 4)",
+        "Emotions": "Anger 2/4 · Fear 0/4\nSadness 0/4 · Guilt 0/4",
         "Stress": "1",
         "Abilities": "Humility +0\nComposure +0\nInsight +0",
     }
@@ -202,8 +205,8 @@ async def test_list_shows_this_guild_only(harness):
     await harness.add_character("Zed", owner=harness.outsider)
     embed = public(await harness.run(harness.player, "character list"))
     assert embed["description"].splitlines() == [
-        f"🟠 Bo · VIT -1/10 · Stamina 8/8 · <@{harness.player.user_id}>",
-        f"🟢 Roryn · VIT 10/10 · Stamina 8/8 · <@{harness.owner.user_id}>",
+        f"🟠 Bo · Critical · VIT -1/10 · Stamina 8/8 · <@{harness.player.user_id}>",
+        f"🟢 Roryn · Up · VIT 10/10 · Stamina 8/8 · <@{harness.owner.user_id}>",
     ]
     assert embed["footer"]["text"] == "2 characters"
     elsewhere = public(await harness.run(harness.outsider, "character list"))
@@ -339,7 +342,7 @@ async def test_delete_asks_then_deletes_on_confirm(harness):
     until = int(confirm.rsplit(":", 1)[1])
     assert confirm == f"lg:delete:confirm:{row.id}:{harness.owner.user_id}:{until}"
     assert cancel == confirm.replace(":confirm:", ":cancel:")
-    assert until > time.time()
+    assert until > harness.bot.clock().timestamp()
     assert await harness.snapshot() == before  # asking changes nothing
 
     shown = copy.deepcopy(asked.reply)  # as a client that misses the edit keeps showing it
@@ -351,8 +354,9 @@ async def test_delete_asks_then_deletes_on_confirm(harness):
     assert not announced.ephemeral
     assert announced.embed["title"] == "🟢 Roryn · Deleted"
     assert announced.embed["description"] == (
-        "Roryn was deleted. Its history stays in the log (the GM's /history)."
+        "**Roryn leaves the table: deleted.**\nIts history stays in the log (the GM's /history)."
     )
+    assert announced.embed["color"] == INFO_COLOUR  # a notice, not the character's state
     assert await names(harness) == []
     [event] = await logged(harness, "character delete")
     assert event.sheet_before["name"] == "Roryn" and event.sheet_after is None
@@ -380,6 +384,22 @@ async def test_delete_times_out_and_keeps_the_character(harness):
     # The buttons expired with the question.
     await asyncio.sleep(1.1)  # `until` is whole seconds
     late = await harness.click(harness.owner, shown, button(shown, "confirm"))
+    assert refused(late) == EXPIRED
+    assert await names(harness) == ["Roryn"]
+    assert await logged(harness, "character delete") == []
+
+
+async def test_the_delete_deadline_follows_the_bots_clock(harness):
+    """The question's deadline is read from bot.clock, the same clock as the confirmation's
+    check: a clock moved past it expires the buttons, whatever the wall clock says."""
+    await harness.add_character("Roryn")
+    asked = await harness.run(harness.owner, "character delete", character="Roryn")
+    until = int(button(asked.reply, "confirm").rsplit(":", 1)[1])
+    seconds = harness.bot.get_cog("SheetCog").confirm_seconds
+    assert abs(until - (harness.bot.clock().timestamp() + seconds)) <= 1
+    later = harness.bot.clock() + timedelta(seconds=seconds + 2)
+    harness.bot.clock = lambda: later
+    late = await harness.click(harness.owner, asked.reply, button(asked.reply, "confirm"))
     assert refused(late) == EXPIRED
     assert await names(harness) == ["Roryn"]
     assert await logged(harness, "character delete") == []
@@ -469,7 +489,8 @@ async def exported(harness) -> tuple[object, bytes]:
 async def test_the_gms_import_round_trips_the_state_but_no_flag_P_6(harness):
     original, data = await exported(harness)
     imported = await harness.run(harness.gm, "character import", file=Attachment("R.json", data))
-    assert public(imported)["title"] == "🟠 Roryn · imported"
+    assert public(imported)["title"] == "🟠 Roryn · Imported"
+    assert public(imported)["description"].startswith("**Roryn joins the table.**\n")
     expected = original.update(owner_id=harness.gm.user_id, advantage=False)  # flags never
     assert await harness.sheet("Roryn") == expected
     [event] = await logged(harness, "character import")
@@ -480,7 +501,8 @@ async def test_a_players_import_takes_the_build_and_starts_fresh_P_6(harness):
     original, data = await exported(harness)
     imported = await harness.run(harness.owner, "character import", file=Attachment("R.json", data))
     embed = public(imported)
-    assert embed["title"] == "🟢 Roryn · imported"
+    assert embed["title"] == "🟢 Roryn · Imported"
+    assert embed["description"].startswith("**Roryn joins the table.**\n")
     assert embed["description"].splitlines()[-1] == (
         "A player's import starts the state fresh (P-6): VIT, Stress, Anger are as at creation; "
         "the GM's import keeps them."

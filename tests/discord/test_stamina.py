@@ -135,7 +135,7 @@ async def test_push_rolled_against_a_target_S_6(harness):
     assert lines(result) == [
         "**Roryn pushes for +2: the Check succeeds (7 against 6).**",
         "Stamina 8/8 → 6/8",
-        "Check: climb: `1d8` → 5, +2 push = 7 vs 6 ✓",  # the whole sum
+        "Check (climb): `1d8` → 5, +2 push = 7 vs 6 ✓",  # the whole sum
         "The Stamina is spent whether the Check succeeds or not.",
     ]
     assert embed["color"] == STATE_COLOURS[State.UP]
@@ -222,6 +222,20 @@ async def test_spend_text_is_shown_literally(harness):
     assert "\\*\\*loud\\*\\*" in description and "@everyone" not in description
 
 
+async def test_history_shows_what_the_stamina_was_for_U_1(harness):
+    """/history shows the reason of a spend and what a push was for, escaped like any typed
+    text, beside the change."""
+    await harness.add_character("Roryn")
+    await harness.run(
+        harness.owner, "spend", character="Roryn", amount=1, reason="*Channel* Casting"
+    )
+    await harness.run(harness.owner, "push", character="Roryn", amount=2, what="climb @everyone")
+    history = await harness.run(harness.owner, "history", character="Roryn")
+    push, spend = (field["value"].splitlines() for field in history.embed["fields"][:2])
+    assert push[1:3] == ["for “climb @\u200beveryone”", "Stamina 7/8 → 5/8"]
+    assert spend[1:3] == ["for “\\*Channel\\* Casting”", "Stamina 8/8 → 7/8"]
+
+
 async def test_spend_refusals_S_8(harness):
     before = await harness.add_character("Roryn", stamina=0)
     result = await harness.run(harness.owner, "spend", character="Roryn", amount=1, reason="x")
@@ -275,6 +289,6 @@ async def test_in_breakdown_a_reaction_recalls_the_effects_in_one_line_E_6(harne
     assert lines(result) == [
         "**Roryn reacts for 1 Stamina; the next reaction costs 2.**",
         "Stamina 8/8 → 7/8",
-        "In a Breakdown of Fear (E-6): Disadvantage on related actions and on all Reaction Rolls.",
+        "In a Breakdown of Fear: Disadvantage on related actions and on all Reaction Rolls.",
     ]
     assert result.embed["footer"]["text"] == "Rules: S-5 · E-6"

@@ -81,8 +81,8 @@ async def test_combat_status_for_anyone(harness):
     embed = public(await harness.run(harness.player, "combat status"))
     assert embed["title"] == "Combat · round 1"
     assert embed["description"].splitlines() == [
-        "🟡 Bo · VIT 0/10 · Stamina 8/8",  # one state mark per line
-        "🟢 Roryn · VIT 10/10 · Stamina 8/8 · acts early",
+        "🟡 Bo · Unconscious · VIT 0/10 · Stamina 8/8",  # one state mark per line, and its name
+        "🟢 Roryn · Up · VIT 10/10 · Stamina 8/8 · acts early",
     ]
 
 
@@ -126,11 +126,26 @@ async def test_combat_end_clears_the_round_flags(harness):
     embed = public(await harness.run(harness.gm, "combat end"))
     assert embed["description"].splitlines() == [
         "**The combat in this channel ends after round 1.**",
-        "It was: Roryn. Their reaction costs start fresh (S-5).",
+        "Roryn leaves the fight; reactions cost 1 again (S-5).",
     ]
     sheet = await harness.sheet("Roryn")
     assert (sheet.early_this_round, sheet.recovered_this_round) == (False, False)
     assert await combat_of(harness, "Roryn") is None
+
+
+async def test_combat_end_names_who_leaves_S_5(harness):
+    await harness.add_character("Roryn")
+    await harness.add_character("Sera", owner=harness.player)
+    await harness.start_combat(["Roryn", "Sera"])
+    embed = public(await harness.run(harness.gm, "combat end"))
+    assert embed["description"].splitlines()[1] == (
+        "Roryn and Sera leave the fight; reactions cost 1 again (S-5)."
+    )
+    await harness.start_combat()  # nobody joined: nobody to name
+    empty = public(await harness.run(harness.gm, "combat end"))
+    assert empty["description"].splitlines() == [
+        "**The combat in this channel ends after round 1.**"
+    ]
 
 
 # --- /round ----------------------------------------------------------------------------------
@@ -191,11 +206,20 @@ async def test_day_clears_relief_and_the_bonus_in_this_guild(harness):
     await harness.update("Roryn", relief_used_today=True, daily_bonus=True)
     await harness.update("Zed", guild=harness.other_guild, relief_used_today=True)
     embed = public(await harness.run(harness.gm, "day"))
-    assert embed["title"] == "Day 2" and "1 character changed" in embed["description"]
+    assert embed["title"] == "Day 2"
+    assert embed["description"].splitlines() == [  # who changed, and how (C-4)
+        "**Day 2 begins.** Relief is available again and the +3 daily bonus ends.",
+        "🟢 Roryn: relief available again · the +3 daily bonus ends",
+    ]
     roryn = await harness.sheet("Roryn")
     assert (roryn.relief_used_today, roryn.daily_bonus) == (False, False)  # C-4
     assert (await harness.sheet("Zed", guild=harness.other_guild)).relief_used_today is True
-    assert public(await harness.run(harness.gm, "day"))["title"] == "Day 3"
+    quiet = public(await harness.run(harness.gm, "day"))
+    assert quiet["title"] == "Day 3"
+    assert quiet["description"].splitlines() == [
+        "**Day 3 begins.** Relief is available again and the +3 daily bonus ends.",
+        "Nobody had used relief or had the daily bonus: nothing else changes.",
+    ]
     [event] = [e for e in await logged(harness, "day") if e.character_id is not None]
     assert event.sheet_before["relief_used_today"] is True
 
@@ -293,8 +317,8 @@ async def test_quest_complete_clears_stacks_and_stress_and_ends_breakdown(harnes
     refused(await harness.run(harness.outsider, "quest complete", character="Roryn"), NOT_HERE)
     assert (await harness.sheet("Roryn")).stress == 3
     embed = public(await harness.run(harness.gm, "quest complete", character="Roryn"))
-    assert (
-        "Stress 3 → 0" in embed["description"] and "Breakdown Anger → none" in embed["description"]
+    assert embed["description"].splitlines()[1] == (
+        "Stress 3 → 0 · Anger 4/4 → 0/4 · Fear 1/4 → 0/4 · Breakdown of Anger ends"
     )
     sheet = await harness.sheet("Roryn")
     assert (sheet.anger, sheet.fear, sheet.stress, sheet.breakdown) == (0, 0, 0, None)  # E-5

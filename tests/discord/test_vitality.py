@@ -74,9 +74,9 @@ async def test_damage_that_leaves_the_character_up_notes_the_injury_H_3(harness)
     await harness.add_character("Roryn")
     result = await harness.run(harness.owner, "damage", character="Roryn", amount=9)
     assert lines(result) == [
-        "**Roryn takes 9 damage: VIT 1/10.**",
+        "**Roryn takes 9 damage.**",
         "VIT 10 → 1",
-        "Injury condition (H-3): -8 on Action Rolls, -2 on Reaction Rolls.",
+        "Injury: -8 on Action Rolls, -2 on Reaction Rolls.",
     ]
     assert result.embed["color"] == GREEN
     assert result.reply.components == []  # no roll is due: no button
@@ -159,7 +159,7 @@ async def test_names_are_escaped_and_nothing_pings(harness):
     title = result.embed["title"]
     assert title == "🟢 " + escape("*Ro*_@everyone") + " · Damage"
     assert "@everyone" not in title and "\\*Ro\\*" in title
-    assert lines(result)[0] == f"**{escape('*Ro*_@everyone')} takes 1 damage: VIT 9/10.**"
+    assert lines(result)[0] == f"**{escape('*Ro*_@everyone')} takes 1 damage.**"
     assert "@everyone" not in result.embed["description"]
     assert result.requests[0].payload["data"]["allowed_mentions"] == {"parse": []}
 
@@ -203,7 +203,7 @@ async def test_heal_of_one_stabilises_a_critical_character_H_2(harness):
     result = await harness.run(harness.owner, "heal", character="Roryn", amount=1)
     assert lines(result)[:2] == [
         "**Roryn is stabilised at VIT 0: Unconscious, no longer bleeding. Heal 2 or more to "
-        "wake a character below 0 (H-2).**",
+        "wake a character below 0.**",
         "VIT -3 → 0 · Critical → Unconscious",
     ]
     assert result.embed["color"] == YELLOW
@@ -298,7 +298,7 @@ async def test_the_last_gasp_is_public_loud_and_can_kill_R_5(harness):
         "Dying → Dead",
         "Last Gasp: ⚪  1 Hit",
     ]
-    assert embed["color"] == LAST_GASP_COLOUR
+    assert embed["color"] == LAST_GASP_COLOUR  # its own colour, whatever its verdict
     [(filename, png)] = result.reply.files
     assert embed["image"]["url"] == f"attachment://{filename}"
     assert png.startswith(b"\x89PNG")
@@ -396,16 +396,41 @@ async def test_odds_are_exact_and_change_nothing(harness):
     assert embed["title"] == "🔴 Roryn · Odds"
     assert lines(result) == [
         "**0% to be up after the next Last Gasp, 83% to be dead within 10 rolls.**",
-        "Dying at VIT -2/10: 1 die of `MMMHHC`.",
+        "Dying at VIT -2/10: the Last Gasp is 1 die (each: Crit 1 in 6, Hit 2 in 6, Miss 3 in 6).",
         "",
         "**The next Last Gasp**",
         "5/6 (83.33%): Dead",
         "1/6 (16.67%): stabilise at VIT 0, now Unconscious",
         "With first aid's advantage: 0% to be up (F-1).",
     ]
+    assert embed["footer"]["text"] == "Rules: R-5 · R-6 · exact odds, no simulation"
     [(filename, png)] = result.reply.files
     assert embed["image"]["url"] == f"attachment://{filename}" and png.startswith(b"\x89PNG")
     await unchanged(harness, "Roryn", before)
+
+
+@pytest.mark.parametrize(
+    ("vit", "roll", "rules"),
+    [
+        (0, "Unconscious at VIT 0/10: the recovery roll is 2 dice", "R-1 · R-2 · R-6"),
+        (-1, "Critical at VIT -1/10: the recovery roll is 1 die", "R-3 · R-4 · R-6"),
+    ],
+)
+async def test_odds_name_the_roll_and_its_rules_by_state(harness, vit, roll, rules):
+    await harness.add_character("Roryn", vit=vit)
+    result = await harness.run(harness.owner, "odds", character="Roryn")
+    assert lines(result)[1] == f"{roll} (each: Crit 1 in 6, Hit 2 in 6, Miss 3 in 6)."
+    assert result.embed["footer"]["text"] == f"Rules: {rules} · exact odds, no simulation"
+
+
+async def test_odds_with_advantage_say_each_miss_is_rolled_again_R_6(harness):
+    await harness.add_character("Roryn", vit=-2, advantage=True)  # last_gasp_advantage: yes
+    result = await harness.run(harness.owner, "odds", character="Roryn")
+    assert lines(result)[1] == (
+        "Dying at VIT -2/10: the Last Gasp is 1 die (each: Crit 1 in 6, Hit 2 in 6, Miss 3 in "
+        "6); with advantage from first aid, each Miss is rolled again once."
+    )
+    assert "(F-1)" not in result.embed["description"]  # it has the advantage already
 
 
 async def test_odds_refusals(harness):
@@ -420,7 +445,9 @@ async def test_odds_follow_the_guild_die(harness):
     await harness.add_character("Roryn", vit=-2)
     result = await harness.run(harness.gm, "odds", character="Roryn")
     assert "2/3 (66.67%): Dead" in lines(result)
-    assert "Dying at VIT -2/10: 1 die of `MHC`." in lines(result)
+    assert lines(result)[1] == (
+        "Dying at VIT -2/10: the Last Gasp is 1 die (each: Crit 1 in 3, Hit 1 in 3, Miss 1 in 3)."
+    )
     assert harness.bot.rng.remaining == 0  # nothing was rolled
 
 
