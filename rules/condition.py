@@ -78,10 +78,7 @@ def recovery_due_note(sheet: Sheet) -> str:
     """C-3: the reminder for a character that is down."""
     state = sheet.state
     what = "the Last Gasp" if state is State.DYING else "a recovery roll"
-    return (
-        f"{sheet.name} is {state.value} ({DOWN_RULES[state]}): {what} is due at the start of "
-        "its turn (/recover)."
-    )
+    return f"{sheet.name} is {state.value}: {what} is due now, at the start of its turn (/recover)."
 
 
 def breakdown_started(sheet: Sheet) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from rules.condition import finish, recovery_due_note, refuse_if_out
+from rules.condition import DOWN_RULES, finish, recovery_due_note, refuse_if_out
 from rules.models import GuildSettings, ReactionReset, Sheet
 from rules.outcome import Outcome
 
@@ -20,6 +20,7 @@ def start_turn(sheet: Sheet, settings: GuildSettings) -> Outcome:
         after = sheet.update(reactions_taken=0)
     if sheet.state.is_down:
         headline = recovery_due_note(sheet)
+        rules.append(DOWN_RULES[sheet.state])
     else:
         headline = (
             f"{sheet.name}'s turn begins: the next reaction costs {after.reactions_taken + 1}."

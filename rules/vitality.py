@@ -39,15 +39,12 @@ def _fell(sheet: Sheet, amount: int, before: Sheet) -> str:
     if state is State.UP:
         return f"{name} takes {amount} damage."
     if state is State.UNCONSCIOUS:
-        return (
-            f"{name} falls Unconscious at VIT 0: a recovery roll is due at the start of its "
-            "next turn."
-        )
+        return f"{name} falls Unconscious at VIT 0: a recovery roll is due at its next turn."
     if state is State.CRITICAL:
         how = {State.UP: "collapses,", State.CRITICAL: "is still"}.get(before.state, "sinks to")
         return (
             f"{name} {how} Critical at VIT {sheet.vit}: {sheet.recovery_dice} recovery "
-            f"{'die' if sheet.recovery_dice == 1 else 'dice'} at the start of its next turn."
+            f"{'die' if sheet.recovery_dice == 1 else 'dice'} at its next turn."
         )
     return f"{name} is Dying at VIT {sheet.vit}: only the Last Gasp is left, at its next turn."
 

@@ -25,7 +25,9 @@ def near(sheet: Sheet) -> list[str]:
 
 
 def board_line(sheet: Sheet, in_combat: bool) -> str:
-    parts = [f"{named(sheet)}", vit(sheet), stamina(sheet)]
+    parts = [f"{named(sheet)}", sheet.state.value, vit(sheet)]
+    if not sheet.state.is_out:
+        parts.append(stamina(sheet))
     if sheet.stress:
         parts.append(f"Stress {sheet.stress}")
     parts += near(sheet)

@@ -52,15 +52,26 @@ ROLL_RULES = {
 }
 
 
+def _up(outcome: RecoveryOutcome) -> bool:
+    return outcome.state is State.UP
+
+
+def _alive(outcome: RecoveryOutcome) -> bool:
+    return outcome.state is not State.DEAD
+
+
 def odds_reply(odds: Odds, *, private: bool = False) -> Reply:
     sheet, next_roll, spiral, settings = odds.sheet, odds.next_roll, odds.spiral, odds.settings
     roll_name = ROLL_NAMES[next_roll.state]
-    up_next = spiral[0].up
+    dying = next_roll.state is State.DYING
     dead_later = spiral[-1].dead
-    headline = (
-        f"{short_percent(up_next)} to be up after the next {roll_name}, "
-        f"{short_percent(dead_later)} to be dead within {len(spiral)} rolls."
+    # The Last Gasp never wakes anyone: for the Dying, the chance that counts is to live.
+    first = (
+        f"{short_percent(1 - spiral[0].dead)} to survive the Last Gasp"
+        if dying
+        else f"{short_percent(spiral[0].up)} to be up after the next {roll_name}"
     )
+    headline = f"{first}, {short_percent(dead_later)} to be dead within {len(spiral)} rolls."
     # whether first aid's advantage would reroll the next roll's Misses.
     would_apply = advantage_applies(True, sheet.state, settings)
     roll = f"{count(next_roll.dice, 'die', 'dice')} (each: {die_line(settings.die_faces)})"
@@ -77,8 +88,10 @@ def odds_reply(odds: Odds, *, private: bool = False) -> Reply:
         )
     lines += ["", f"**The next {roll_name}**", *_rows(next_roll.outcomes(sheet.advantage))]
     if not sheet.advantage and would_apply:
-        woke = sum((o.probability for o in next_roll.advantage if o.state is State.UP), Fraction(0))
-        lines.append(f"With first aid's advantage: {short_percent(woke)} to be up (F-1).")
+        wanted = _alive if dying else _up
+        better = sum((o.probability for o in next_roll.advantage if wanted(o)), Fraction(0))
+        what = "to survive" if dying else "to be up"
+        lines.append(f"With first aid's advantage: {short_percent(better)} {what} (F-1).")
     embed = discord.Embed(
         title=f"{named(sheet)} · Odds",
         description="\n".join(lines),

@@ -88,7 +88,9 @@ def change_line(outcome: Outcome) -> str | None:
     """V-7: `VIT 1 → -1 · Up → Critical`, then every other visible change, on one line.
     (Advantage goes to the small line; what the headline says already is not said twice.)"""
     said = outcome.headline.casefold()
-    texts = change_texts([c for c in outcome.changes if c.label != "Advantage"])
+    # A Breakdown's start or end is the news of the headline whenever it names one.
+    skip = {"Advantage"} | ({"Breakdown"} if "breakdown" in said else set())
+    texts = change_texts([c for c in outcome.changes if c.label not in skip])
     return changes_line([t for t in texts if t.casefold() not in said])
 
 

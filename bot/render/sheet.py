@@ -19,9 +19,13 @@ def _condition(sheet: Sheet) -> str:
     if sheet.state.is_out:
         return "—"
     hurt = injury(sheet)
-    text = "none" if not hurt.action else f"{hurt.action} Action\n{hurt.reaction} Reaction"
+    text = (
+        "none"
+        if not hurt.action
+        else f"{hurt.action} on Action Rolls\n{hurt.reaction} on Reaction Rolls"
+    )
     if sheet.daily_bonus:
-        text += "\n+3 Action (today)"
+        text += "\n+3 on Action Rolls today"
     return text
 
 

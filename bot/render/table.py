@@ -126,17 +126,21 @@ def combat_ended(combat: Combat, members: Sequence[CharacterRow]) -> Reply:
     if members:
         sheets = [row.sheet for row in members]
         verb = "leaves" if len(sheets) == 1 else "leave"
-        lines.append(f"{_names(sheets)} {verb} the fight; reactions cost 1 again (S-5).")
-    return Reply(embeds=[lines_embed("Combat ended", lines)])
+        lines.append(f"{_names(sheets)} {verb} the fight; reactions cost 1 again.")
+    embed = lines_embed("Combat ended", lines)
+    embed.set_footer(text="Rules: C-1 · S-5")
+    return Reply(embeds=[embed])
 
 
 def combat_joined(combat: Combat, sheet: Sheet, *, joined: bool) -> Reply:
     verb = "joins" if joined else "leaves"
     text = (
-        f"**{escape(sheet.name)} {verb} the combat in this channel (round {combat.round}).** "
-        "Its next reaction costs 1 (S-5)."
+        f"**{escape(sheet.name)} {verb} the combat in this channel (round {combat.round}).**\n"
+        "Its next reaction costs 1."
     )
-    return sheet_notice("Combat", sheet, text)
+    reply = sheet_notice("Combat", sheet, text)
+    reply.embeds[0].set_footer(text="Rules: C-1 · S-5")
+    return reply
 
 
 def round_started(combat: Combat, early: Sequence[str], members: Sequence[Sheet]) -> Reply:
@@ -193,6 +197,14 @@ def event_summary(event: Event) -> str:
     return f"/{event.command} {_by(event.user_id)} {stamp}"
 
 
+# What a command that changed nothing on the sheet did (its row in /history all:true).
+_UNCHANGED = {
+    "combat add": "Joins the combat.",
+    "combat remove": "Leaves the combat.",
+    "combat end": "The combat ends.",
+}
+
+
 def _event_field(event: Event, faces: Faces) -> tuple[str, str]:
     name = f"/{event.command}"
     if event.reverted:
@@ -206,8 +218,7 @@ def _event_field(event: Event, faces: Faces) -> tuple[str, str]:
     if event.before is not None and event.after is not None:
         changes = diff(event.before, event.after) or bookkeeping(event.before, event.after)
         told_changes = changes_line(change_texts(changes, event.command))
-        if told_changes:
-            lines.append(told_changes)
+        lines.append(told_changes or _UNCHANGED.get(event.command, "Nothing on the sheet changed."))
     elif event.after is not None:
         lines.append("created")
     elif event.before is not None:

@@ -105,7 +105,7 @@ def test_commands_run_as_the_speaker_with_the_headline_first(transcript):
     assert damage.startswith(
         "[public reply]\n"
         "  # 🟠 Roryn · Damage  (critical)\n"
-        "  Roryn collapses, Critical at VIT -1: 1 recovery die at the start of its next turn.\n"
+        "  Roryn collapses, Critical at VIT -1: 1 recovery die at its next turn.\n"
         "  VIT 10 → -1 · Up → Critical\n"
     )
     assert "**" not in transcript  # markdown is rendered as text, not shown

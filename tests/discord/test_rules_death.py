@@ -70,8 +70,7 @@ async def test_V_6_vit_0_still_follows_V_2(harness):
     await harness.add_character("Roryn", vit=3)
     result = await harness.run(harness.owner, "damage", character="Roryn", amount=3)
     assert lines(result)[:2] == [
-        "**Roryn falls Unconscious at VIT 0: a recovery roll is due at the start of its next "
-        "turn.**",
+        "**Roryn falls Unconscious at VIT 0: a recovery roll is due at its next turn.**",
         "VIT 3 → 0 · Up → Unconscious",
     ]
     assert not (await harness.sheet("Roryn")).dead

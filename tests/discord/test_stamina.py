@@ -41,7 +41,7 @@ async def test_turn_reminds_a_downed_character_to_roll_C_3(harness):
     await harness.add_character("Roryn", vit=-1)
     result = await harness.run(harness.gm, "turn", character="Roryn")
     assert lines(result) == [
-        "**Roryn is Critical (R-3): a recovery roll is due at the start of its turn (/recover).**"
+        "**Roryn is Critical: a recovery roll is due now, at the start of its turn (/recover).**"
     ]
     assert result.embed["color"] == STATE_COLOURS[State.CRITICAL]
 

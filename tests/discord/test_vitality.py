@@ -51,7 +51,7 @@ async def test_owner_damage_announces_the_state_change_V_7(harness):
     embed = result.embed
     assert embed["title"] == "🟠 Roryn · Damage"
     assert lines(result) == [
-        "**Roryn collapses, Critical at VIT -1: 1 recovery die at the start of its next turn.**",
+        "**Roryn collapses, Critical at VIT -1: 1 recovery die at its next turn.**",
         "VIT 1 → -1 · Up → Critical",
     ]
     assert embed["color"] == ORANGE

@@ -89,9 +89,9 @@ def test_V_5_refuse_if_out_lets_the_living_pass():
 @pytest.mark.parametrize(
     ("fields", "text"),
     [
-        ({"vit": 0, "res": 2}, "Hero is Unconscious (R-1): a recovery roll is due"),
-        ({"vit": -1, "res": 2}, "Hero is Critical (R-3): a recovery roll is due"),
-        ({"vit": -2, "res": 2}, "Hero is Dying (R-5): the Last Gasp is due"),
+        ({"vit": 0, "res": 2}, "Hero is Unconscious: a recovery roll is due"),
+        ({"vit": -1, "res": 2}, "Hero is Critical: a recovery roll is due"),
+        ({"vit": -2, "res": 2}, "Hero is Dying: the Last Gasp is due"),
     ],
 )
 def test_C_3_recovery_due_note_names_the_roll(fields, text):

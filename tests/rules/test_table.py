@@ -67,9 +67,9 @@ def test_C_3_start_of_turn_with_round_reset_keeps_the_count():
 @pytest.mark.parametrize(
     ("fields", "reminder"),
     [
-        ({"vit": 0, "res": 2}, "Hero is Unconscious (R-1): a recovery roll is due"),
-        ({"vit": -1, "res": 2}, "Hero is Critical (R-3): a recovery roll is due"),
-        ({"vit": -2, "res": 2}, "Hero is Dying (R-5): the Last Gasp is due"),
+        ({"vit": 0, "res": 2}, "Hero is Unconscious: a recovery roll is due"),
+        ({"vit": -1, "res": 2}, "Hero is Critical: a recovery roll is due"),
+        ({"vit": -2, "res": 2}, "Hero is Dying: the Last Gasp is due"),
     ],
 )
 def test_C_3_start_of_turn_reminds_a_downed_character(settings, fields, reminder):

@@ -239,18 +239,17 @@ def test_H_1_damage_past_the_vit_floor_is_refused_or_kept_in_range(settings):
         (
             {"vit": 3},
             3,
-            "Hero falls Unconscious at VIT 0: a recovery roll is due at the start of its next "
-            "turn.",
+            "Hero falls Unconscious at VIT 0: a recovery roll is due at its next turn.",
         ),
         (
             {"vit": 1, "res": 3},
             2,
-            "Hero collapses, Critical at VIT -1: 2 recovery dice at the start of its next turn.",
+            "Hero collapses, Critical at VIT -1: 2 recovery dice at its next turn.",
         ),
         (
             {"vit": -1, "res": 3},
             1,
-            "Hero is still Critical at VIT -2: 1 recovery die at the start of its next turn.",
+            "Hero is still Critical at VIT -2: 1 recovery die at its next turn.",
         ),
     ],
 )
