@@ -2,14 +2,13 @@
 and, when TEST_DATABASE_URL names a server, on PostgreSQL in a database of its own.
 
 The Harness class is the one of tests/discord (its speakers, setup helpers and the check of
-every captured body against Discord's OpenAPI description, skipped when the description is not
-found); only how it is built differs here.
+every captured body against Discord's API description, by the session's validator of
+tests/conftest.py, skipped when no description is found); only how it is built differs here.
 """
 
 from __future__ import annotations
 
 import contextlib
-import copy
 import os
 import random
 import uuid
@@ -24,7 +23,8 @@ from bot.app import create_bot
 from bot.db.engine import READ_ONLY
 from bot.db.tables import metadata
 from bot.offline import OfflineDriver, Request
-from tests.discord.conftest import Harness, NoSpec, SpecValidator, load_validator
+from tests.discord.conftest import Harness
+from tests.spec_validation import Validator
 
 PG_SERVER = os.environ.get("TEST_DATABASE_URL")
 SKIP_PG = "TEST_DATABASE_URL is not set: the PostgreSQL run of this test is skipped"
@@ -33,16 +33,6 @@ BACKENDS = [
     pytest.param("sqlite", id="sqlite"),
     pytest.param("postgresql", id="postgresql", marks=pytest.mark.postgres),
 ]
-
-
-Validator = SpecValidator | NoSpec
-
-
-@pytest.fixture(scope="session")
-def spec_validator() -> Validator:
-    """The body check is one check among many here: without the description the rest still run
-    (the permission matrix, the fuzzing, the faults), bodies unvalidated."""
-    return load_validator()
 
 
 @contextlib.asynccontextmanager
@@ -127,15 +117,11 @@ async def snapshot(db: Any) -> dict[str, list[dict]]:
 
 
 def check_bodies(validator: Validator, requests: list[Request]) -> None:
-    """Every captured body against Discord's OpenAPI description. discord.py numbers uploaded
-    attachments `"id": 0`, which Discord accepts and the description types as a string."""
+    """Every captured body against Discord's API description (the validator reads uploaded
+    attachments' `"id": 0` as the string the description types it as). Without a description
+    the rest still runs (the permission matrix, the fuzzing, the faults), bodies unvalidated."""
     for request in requests:
-        payload = copy.deepcopy(request.payload)
-        data = payload.get("data", payload) if isinstance(payload, dict) else None
-        if isinstance(data, dict):
-            for attachment in data.get("attachments") or []:
-                attachment["id"] = str(attachment["id"])
-        validator.check(Request(request.method, request.path, request.url, payload))
+        validator.check(request)
 
 
 def of_guild(state: dict[str, list[dict]], guild_id: int) -> dict[str, list[dict]]:
