@@ -194,7 +194,7 @@ def test_neither_validates_nothing_and_says_why(
 def zod(spec_validator: Validator) -> ZodValidator:
     """The session's validator, which is the Zod one wherever npm and node are."""
     if discord_spec.node_tools() is None:
-        pytest.skip("npm and node are not on PATH: bodies are checked against openapi.json")
+        pytest.skip(f"npm and node are not on PATH; bodies validated by {spec_validator.source}")
     if not isinstance(spec_validator, ZodValidator):
         pytest.fail(f"npm and node are here, the Zod schemas are not: {spec_validator.source}")
     return spec_validator
