@@ -1,10 +1,11 @@
 """The bot as Discord drives it: raw INTERACTION_CREATE payloads through the real command tree.
 
 No network, no token: `bot.offline.OfflineDriver` feeds gateway payloads to discord.py's parsers
-and captures every HTTP request. Every captured request body is validated against Discord's own
-OpenAPI description (pinned, found by tests/discord_spec.py) as it happens, so a test that sends
-a bad body fails even if it only looks at the text (when the description is not found the bodies
-are not validated and the validation tests skip, saying why), and checked to allow no mention.
+and captures every HTTP request. Every captured request is validated against Discord's API
+description as it happens (tests/spec_validation.py: the Zod schemas of the pinned npm package
+when npm and node are there, else the pinned openapi.json), so a test that sends a bad body fails
+even if it only looks at the text (when neither is found the bodies are not validated and the
+validation tests skip, saying why), and checked to allow no mention.
 
 How to use it (fixture `harness`, one fresh bot on a fresh SQLite database per test):
 
@@ -40,10 +41,11 @@ Running things:
 Checks (module functions here): assert_refused(result, *fragments) -> the ephemeral text, no
 embed; assert_no_pings(request) runs on every body (interaction answers, followups, and the
 bot's own channel messages: the status boards). Every request the bot made during the test,
-those of no interaction too (a board's edits), is checked again when the test ends. Fixture
-strict_spec_validator: the validator, or a skip saying why the spec is absent (for tests about
-validation itself). Fixture any_harness: the same harness on SQLite and, when TEST_DATABASE_URL
-names a PostgreSQL server, on PostgreSQL in a database of its own.
+those of no interaction too (a board's edits), is checked again when the test ends. Fixtures
+(tests/conftest.py): spec_validator, the session's; strict_spec_validator, the same or a skip
+saying why the spec is absent (for tests about validation itself). Fixture any_harness: the
+same harness on SQLite and, when TEST_DATABASE_URL names a PostgreSQL server, on PostgreSQL in
+a database of its own.
 
 Reading the result (`bot.offline.Result`):
     result.reply (first message) .content .embeds .embed .ephemeral .components .files
@@ -79,9 +81,7 @@ Setting up state without commands (straight through bot.db, in the harness guild
 from __future__ import annotations
 
 import contextlib
-import copy
 import os
-import re
 import uuid
 from collections.abc import AsyncIterator, Iterable, Sequence
 from pathlib import Path
@@ -100,98 +100,10 @@ from bot.offline import Member, OfflineDriver, Request, Result
 from rules.dice import ScriptedRandom
 from rules.models import GuildSettings, Sheet
 from rules.sheet_ops import EDITABLE, create_sheet
-from tests import discord_spec
+from tests.spec_validation import Validator
 
 PG_SERVER = os.environ.get("TEST_DATABASE_URL")
 SKIP_PG = "TEST_DATABASE_URL is not set: the PostgreSQL run of this test is skipped"
-
-# --- Discord's OpenAPI description: one validator per body schema, built once per session ----
-
-
-class SpecValidator:
-    """Validates captured request bodies against Discord's OpenAPI description."""
-
-    def __init__(self, spec: dict) -> None:
-        import jsonschema
-
-        self._spec = spec
-        self._jsonschema = jsonschema
-        self._paths = {_shape(p): p for p in spec["paths"]}
-        self._validators: dict[tuple[str, str], Any] = {}
-
-    def validator(self, path: str, method: str) -> Any:
-        spec_path = self._paths.get(_shape(path))
-        if spec_path is None:
-            raise AssertionError(f"{method} {path} is not in Discord's API description")
-        key = (spec_path, method.lower())
-        if key not in self._validators:
-            operation = self._spec["paths"][spec_path][method.lower()]
-            schema = operation["requestBody"]["content"]["application/json"]["schema"]
-            self._validators[key] = self._jsonschema.Draft202012Validator(
-                {"components": self._spec["components"], **schema}
-            )
-        return self._validators[key]
-
-    def check(self, request: Request) -> None:
-        if request.payload is None:
-            return
-        validator = self.validator(request.path, request.method)
-        payload = _string_attachment_ids(request.payload)
-        errors = sorted(validator.iter_errors(payload), key=lambda e: list(e.path))
-        if errors:
-            detail = "; ".join(f"{list(e.path)}: {e.message[:300]}" for e in errors[:5])
-            raise AssertionError(f"{request.method} {request.path} body breaks the spec: {detail}")
-
-
-def _string_attachment_ids(payload: Any) -> Any:
-    """discord.py numbers the files it uploads `"id": 0, 1, …`, integers that Discord accepts
-    but its OpenAPI description types as snowflake strings: validated as strings."""
-    data = payload.get("data", payload) if isinstance(payload, dict) else None
-    if not isinstance(data, dict) or not data.get("attachments"):
-        return payload
-    payload = copy.deepcopy(payload)
-    for attachment in payload.get("data", payload)["attachments"]:
-        if "id" in attachment:
-            attachment["id"] = str(attachment["id"])
-    return payload
-
-
-def _shape(path: str) -> str:
-    """`/interactions/{webhook_id}/{webhook_token}/callback` and the spec's own parameter names
-    compare equal."""
-    return re.sub(r"\{[^}]+\}", "{}", path)
-
-
-class NoSpec:
-    """Stands in when the spec is absent: the bot tests still run, unvalidated, and the tests
-    about validation itself skip with `reason`."""
-
-    def __init__(self, reason: str) -> None:
-        self.reason = reason
-
-    def check(self, request: Request) -> None:
-        pass
-
-
-def load_validator() -> SpecValidator | NoSpec:
-    """The validator of the pinned description, or a NoSpec saying why there is none."""
-    found = discord_spec.find()
-    if found.spec is None:
-        return NoSpec(found.detail)
-    return SpecValidator(found.spec)
-
-
-@pytest.fixture(scope="session")
-def spec_validator() -> SpecValidator | NoSpec:
-    return load_validator()
-
-
-@pytest.fixture
-def strict_spec_validator(spec_validator: SpecValidator | NoSpec) -> SpecValidator:
-    """For tests about validation itself: skipped, with the reason, when the spec is absent."""
-    if isinstance(spec_validator, NoSpec):
-        pytest.skip(f"bodies not validated: {spec_validator.reason}")
-    return spec_validator
 
 
 _MESSAGE_PATHS = (
@@ -235,7 +147,7 @@ class Harness:
 
     GM_ROLE = "GM"
 
-    def __init__(self, driver: OfflineDriver, validator: SpecValidator | NoSpec) -> None:
+    def __init__(self, driver: OfflineDriver, validator: Validator) -> None:
         self.driver = driver
         self.bot = driver.bot
         self.validator = validator
@@ -433,7 +345,7 @@ class Harness:
 
 
 @contextlib.asynccontextmanager
-async def started(url: str, validator: SpecValidator | NoSpec) -> AsyncIterator[Harness]:
+async def started(url: str, validator: Validator) -> AsyncIterator[Harness]:
     """A bot on `url`, set up and ready; every request it made checked when the block ends."""
     bot = create_bot(url, rng=ScriptedRandom())
     driver = OfflineDriver(bot)
@@ -447,7 +359,7 @@ async def started(url: str, validator: SpecValidator | NoSpec) -> AsyncIterator[
 
 
 @pytest.fixture
-async def harness(tmp_path: Path, spec_validator: SpecValidator | NoSpec) -> Any:
+async def harness(tmp_path: Path, spec_validator: Validator) -> Any:
     """A fresh bot on a fresh SQLite file, set up and ready; closed after the test."""
     async with started(f"sqlite+aiosqlite:///{tmp_path / 'lastgasp.db'}", spec_validator) as h:
         yield h
@@ -479,7 +391,7 @@ async def postgres_database(server_url: str) -> AsyncIterator[str]:
     ]
 )
 async def any_harness(
-    request: pytest.FixtureRequest, tmp_path: Path, spec_validator: SpecValidator | NoSpec
+    request: pytest.FixtureRequest, tmp_path: Path, spec_validator: Validator
 ) -> Any:
     """The harness on SQLite and on PostgreSQL (skipped, saying why, without
     TEST_DATABASE_URL): for the rules whose refusals must leave every table unchanged on both."""

@@ -31,11 +31,10 @@ from bot.offline import EPHEMERAL, Message, OfflineDriver, Request, Result
 from rules.dice import ScriptedRandom
 from tests.discord.conftest import (
     Harness,
-    NoSpec,
-    SpecValidator,
     assert_no_pings,
     assert_refused,
 )
+from tests.spec_validation import Validator
 
 INTERVAL = 0.2  # the boards' interval in these tests (2 s in production)
 CHANNEL_MESSAGES = "/channels/{channel_id}/messages"
@@ -45,7 +44,7 @@ SETTLE = 5.0  # seconds a test waits at most for the board to show something
 
 @contextlib.asynccontextmanager
 async def started(
-    url: str, validator: SpecValidator | NoSpec, *, interval: float = INTERVAL, **shards: Any
+    url: str, validator: Validator, *, interval: float = INTERVAL, **shards: Any
 ) -> AsyncIterator[Harness]:
     """The conftest harness, with boards edited every `interval` seconds (and `shard_count`,
     `shard_ids` if given); every request the bot made is checked when the block ends."""
@@ -61,7 +60,7 @@ async def started(
 
 
 @pytest.fixture
-async def harness(tmp_path: Path, spec_validator: SpecValidator | NoSpec) -> AsyncIterator[Harness]:
+async def harness(tmp_path: Path, spec_validator: Validator) -> AsyncIterator[Harness]:
     async with started(f"sqlite+aiosqlite:///{tmp_path / 'lastgasp.db'}", spec_validator) as h:
         yield h
 
@@ -160,7 +159,7 @@ async def test_board_start_posts_one_channel_message_and_answers_the_gm_privatel
     assert message.kind == "channel" and not message.ephemeral
     assert message.channel_id == harness.guild.channel_id
     assert message.embed["title"] == "Status board"
-    assert "🟢 Roryn · VIT 7/10 · Stamina 8/8" in message.embed["description"]
+    assert "🟢 Roryn · Up · VIT 7/10 · Stamina 8/8" in message.embed["description"]
     assert list(buttons(message)) == ["My sheet"]
     board = await stored_board(harness)
     assert (board.guild_id, board.channel_id, board.message_id) == (
@@ -205,13 +204,32 @@ async def test_in_combat_the_board_lists_the_combat_dying_first(harness):
     assert message.embed["title"] == "Status board · combat"
     lines = message.embed["description"].splitlines()
     assert lines[0] == "**Round 1** · acting early: Eli"
-    assert lines[1].startswith("🔴 Cid · VIT -1/10") and lines[1].endswith("**Last Gasp now**")
-    assert lines[2].startswith("🟡 Bea · VIT 0/10") and lines[2].endswith("**rolls now**")
+    assert lines[1].startswith("🔴 Cid · Dying · VIT -1/10") and lines[1].endswith(
+        "**Last Gasp now**"
+    )
+    assert lines[2].startswith("🟡 Bea · Unconscious · VIT 0/10") and lines[2].endswith(
+        "**rolls now**"
+    )
     assert [line.split(" · ")[0] for line in lines[3:]] == ["🟠 Dora", "🟢 Amos", "🟢 Eli"]
     assert "rolls now" not in lines[3]  # Dora made this round's roll (R-8)
     assert "Outside" not in message.embed["description"]
     assert list(buttons(message)) == ["Next round", "My sheet"]
     assert buttons(message)["Next round"] == f"lg:board:round:{harness.guild.channel_id}"
+
+
+async def test_each_line_names_the_state_and_the_dead_have_no_stamina(harness):
+    """`🟢 Roryn · Up · VIT 7/10 · Stamina 8/8`: the state's name after the name, as in
+    /character list; the dead and the retired have no Stamina to spend (V-5, E-7)."""
+    await harness.add_character("Roryn", vit=7)
+    await harness.add_character("Gone", vit=-5, res=1, dead=True)
+    await harness.add_character("Old", vit=4, stress=4, retired=True)
+    await harness.start_combat(["Roryn", "Gone", "Old"])
+    message = await start_board(harness)
+    assert message.embed["description"].splitlines()[1:] == [
+        "💀 Gone · Dead · VIT -5/10",
+        "🕊️ Old · Retired · VIT 4/10 · Stress 4",
+        "🟢 Roryn · Up · VIT 7/10 · Stamina 8/8",
+    ]
 
 
 async def test_without_combat_the_board_lists_the_living_at_most_25(harness):
@@ -269,7 +287,7 @@ async def test_a_burst_is_coalesced_and_the_last_state_wins(harness):
     burst = loop.time() - start
     assert all(not r.ephemeral for r in results), [r.text() for r in results if r.ephemeral]
     # Roryn: 10 damage of 1 → VIT 0; Bea: 7 damage then 3 heal of 1 → VIT 6.
-    final = ("🟡 Roryn · VIT 0/10", "🟢 Bea · VIT 6/10")
+    final = ("🟡 Roryn · Unconscious · VIT 0/10", "🟢 Bea · Up · VIT 6/10")
     await eventually(lambda: all(f in board_text(message) for f in final), "the last state")
     await quiet(harness)
     stamps = edits.since(start)

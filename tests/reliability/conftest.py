@@ -2,8 +2,9 @@
 and, when TEST_DATABASE_URL names a server, on PostgreSQL in a database of its own.
 
 The Harness class is the one of tests/discord (its speakers, setup helpers and the check of
-every captured body against Discord's OpenAPI description; without the description the bodies
-go unvalidated and every other check still runs); only how it is built differs here.
+every captured body against Discord's API description, by the session's validator of
+tests/conftest.py; without a description the bodies go unvalidated and every other check still
+runs); only how it is built differs here.
 
 What the suite checks of every interaction, shared by its files:
 - `callbacks(result)`: the interaction callbacks it sent; exactly one, of type 4 (a message),
@@ -16,7 +17,6 @@ What the suite checks of every interaction, shared by its files:
 from __future__ import annotations
 
 import contextlib
-import copy
 import logging
 import os
 import random
@@ -32,7 +32,8 @@ from bot.app import create_bot
 from bot.db.engine import READ_ONLY
 from bot.db.tables import metadata
 from bot.offline import OfflineDriver, Request, Result
-from tests.discord.conftest import Harness, NoSpec, SpecValidator, load_validator
+from tests.discord.conftest import Harness
+from tests.spec_validation import Validator
 
 PG_SERVER = os.environ.get("TEST_DATABASE_URL")
 SKIP_PG = "TEST_DATABASE_URL is not set: the PostgreSQL run of this test is skipped"
@@ -44,15 +45,6 @@ BACKENDS = [
 
 ANSWERS = (4, 5, 8)  # the callback types that answer a command or an autocomplete
 CLICK_ANSWERS = (4, 5, 6, 7)  # and a click: also an update of the clicked message (6, 7)
-
-Validator = SpecValidator | NoSpec
-
-
-@pytest.fixture(scope="session")
-def spec_validator() -> Validator:
-    """The body check is one check among many here: without the description the rest still run
-    (the permission matrix, the fuzzing, the faults), bodies unvalidated."""
-    return load_validator()
 
 
 @contextlib.asynccontextmanager
@@ -141,15 +133,11 @@ async def snapshot(db: Any) -> dict[str, list[dict]]:
 
 
 def check_bodies(validator: Validator, requests: list[Request]) -> None:
-    """Every captured body against Discord's OpenAPI description. discord.py numbers uploaded
-    attachments `"id": 0`, which Discord accepts and the description types as a string."""
+    """Every captured body against Discord's API description (the validator reads uploaded
+    attachments' `"id": 0` as the string the description types it as). Without a description
+    the rest still runs (the permission matrix, the fuzzing, the faults), bodies unvalidated."""
     for request in requests:
-        payload = copy.deepcopy(request.payload)
-        data = payload.get("data", payload) if isinstance(payload, dict) else None
-        if isinstance(data, dict):
-            for attachment in data.get("attachments") or []:
-                attachment["id"] = str(attachment["id"])
-        validator.check(Request(request.method, request.path, request.url, payload))
+        validator.check(request)
 
 
 def of_guild(state: dict[str, list[dict]], guild_id: int) -> dict[str, list[dict]]:
