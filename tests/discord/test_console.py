@@ -713,13 +713,13 @@ async def test_the_board_is_its_own_block_refreshed_when_it_changes(session):
     assert "The status board is posted" in started
     block = started.split("The status board is posted", 1)[1]
     assert "┌─ Status board " in block
-    assert "│ 🟢 Roryn · VIT 10/10 · Stamina 8/8" in block
+    assert "│ 🟢 Roryn · Up · VIT 10/10 · Stamina 8/8" in block
     assert "└─" in block
     assert "Status board" not in await session("/settings show")  # unchanged: not shown again
     damaged = await session("/damage character:Roryn amount:3")
     reply, board = damaged.split("┌─ Status board", 1)
     assert "VIT 10 → 7" in reply  # the reply first, then the board
-    assert "│ 🟢 Roryn · VIT 7/10 · Stamina 8/8" in board
+    assert "│ 🟢 Roryn · Up · VIT 7/10 · Stamina 8/8" in board
     sheet = await session(":click my sheet")  # a button of the board
     assert sheet.startswith("[ephemeral ")
     assert "Roryn" in sheet
@@ -736,7 +736,7 @@ async def test_the_session_ends_at_once_after_a_board_change(tmp_path, monkeypat
     out = io.StringIO()
     session = run_console(url, stdin=io.StringIO(script), out=out)
     assert await asyncio.wait_for(session, 30) == 0
-    assert "│ 🟢 Roryn · VIT 9/10" in out.getvalue()
+    assert "│ 🟢 Roryn · Up · VIT 9/10" in out.getvalue()
 
 
 async def test_the_bot_closes_right_after_a_board_change(tmp_path):

@@ -45,7 +45,7 @@ async def test_reaching_the_threshold_starts_a_breakdown_E_1_E_2_E_6(harness):
     )
     assert lines(result) == [
         "**Roryn falls into a Breakdown of Anger; the stage past the threshold adds 1 Stress.**",
-        "Stress 0 → 1 · Anger 0/4 → 4/4 · Breakdown of Anger begins",
+        "Stress 0 → 1 · Anger 0/4 → 4/4",  # the headline names the Breakdown: not said twice
         f"In a Breakdown of Anger: {BREAKDOWN_EFFECTS[Emotion.ANGER]}",  # once, in full
     ]
     sheet = await harness.sheet("Roryn")
@@ -169,7 +169,7 @@ async def test_address_ends_a_breakdown_E_5(harness):
     assert lines(result)[:2] == [
         "**Roryn addresses Anger and overcomes the Breakdown: every emotion is cleared; Stress "
         "stays at 1.**",
-        "Anger 4/4 → 0/4 · Breakdown of Anger ends",
+        "Anger 4/4 → 0/4",  # the headline says the Breakdown ends: not said twice
     ]
     assert not (await harness.sheet("Roryn")).relief_used_today  # not the daily relief (E-5)
 
@@ -245,7 +245,7 @@ async def test_in_breakdown_the_roll_has_disadvantage_E_8(harness):
     assert lines(result) == [
         "**Roryn fails while in a Breakdown (3 against Pressure 4): it must address Guilt on "
         "the spot, which ends the Breakdown; every emotion is cleared, Stress stays.**",
-        "Anger 4/4 → 0/4 · Breakdown of Anger ends",
+        "Anger 4/4 → 0/4",  # the headline says the Breakdown ends: not said twice
         "Reaction Roll (Insight): `1d10` → 3 vs 4 ✗",
         "Reaction Roll (Insight): `1d10` → 8 · not kept, the lower counts",  # E-6: no verdict
         f"To address Guilt: {ADDRESS_ACTIONS[Emotion.GUILT]}",

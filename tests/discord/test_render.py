@@ -63,9 +63,27 @@ def test_the_sheet_writes_numbers_the_same_way_everywhere_H_3_E_6():
     ]
     assert field(embed, "Vitality") == "VIT 3/10\nRES 2"
     assert field(embed, "Stamina") == "5/6 · CON d6 (1 wound)\nnext reaction costs 1"
-    assert field(embed, "Injury") == "-8 Action\n-2 Reaction"
+    assert field(embed, "Injury") == "-8 on Action Rolls\n-2 on Reaction Rolls"
     assert field(embed, "Emotions") == "Anger 1/4 · Fear 4/4\nSadness 0/4 · Guilt 0/4"
     assert field(embed, "Stress") == "2"
+
+
+@pytest.mark.parametrize(
+    ("fields", "said"),
+    [
+        ({}, "none"),  # H-3: under 30% lost
+        ({"vit": 6}, "-3 on Action Rolls\n-1 on Reaction Rolls"),  # 40% lost
+        ({"vit": 3}, "-8 on Action Rolls\n-2 on Reaction Rolls"),  # 70% lost
+        ({"daily_bonus": True}, "none\n+3 on Action Rolls today"),  # E-4
+        (
+            {"vit": 6, "daily_bonus": True},
+            "-3 on Action Rolls\n-1 on Reaction Rolls\n+3 on Action Rolls today",
+        ),
+    ],
+)
+def test_the_injury_field_says_which_rolls_in_words_H_3_E_4(fields, said):
+    """The sheet says injury as the replies do: on which rolls, and the daily bonus's +3."""
+    assert field(sheet_embed(sheet(**fields)), "Injury") == said
 
 
 def test_the_sheet_of_a_downed_character_says_the_roll_due():

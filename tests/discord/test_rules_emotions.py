@@ -126,7 +126,7 @@ async def test_E_10_the_cause_in_a_breakdown(harness):
     assert lines(result) == [
         "**Roryn falls into a Breakdown of Fear after a Daring Throw; the stage past the "
         "threshold adds 1 Stress.**",
-        "Stress 0 → 1 · Fear 3/4 → 4/4 · Breakdown of Fear begins",
+        "Stress 0 → 1 · Fear 3/4 → 4/4",  # the headline names the Breakdown: not said twice
         f"In a Breakdown of Fear: {BREAKDOWN_EFFECTS[Emotion.FEAR]}",
     ]
 

@@ -127,6 +127,58 @@ async def test_U_2_a_rename_is_a_change_in_the_reply_the_history_and_the_undo(ha
     assert (await harness.sheet("Roryn")).name == "Roryn"
 
 
+async def test_U_2_bookkeeping_that_changed_nothing_says_what_it_did(harness):
+    """A row of all:true whose sheets are the same says what the command did, never a bare
+    'by … 5 minutes ago' (the reaction count was already fresh: S-5 reset nothing)."""
+    await harness.add_character("Roryn")
+    await harness.run(harness.gm, "combat start")
+    await harness.run(harness.owner, "combat add", character="Roryn")
+    await harness.run(harness.owner, "turn", character="Roryn")
+    await harness.run(harness.owner, "combat remove", character="Roryn")
+    everything = await harness.run(harness.owner, "history", character="Roryn", all=True)
+    assert entries(everything) == [
+        "/combat remove · bookkeeping",
+        "/turn · bookkeeping",
+        "/combat add · bookkeeping",
+    ]
+    left, turn, joined = await harness.history("Roryn", bookkeeping=True)
+    by = f"by <@{harness.owner.user_id}>"
+    assert [f["value"].splitlines() for f in everything.embed["fields"]] == [
+        [f"{by} {stamp(left)}", "Leaves the combat.", "Rules: C-2 · S-5"],
+        [f"{by} {stamp(turn)}", "Nothing on the sheet changed.", "Rules: C-3 · S-5"],
+        [f"{by} {stamp(joined)}", "Joins the combat.", "Rules: C-2 · S-5"],
+    ]
+
+
+async def test_U_1_an_event_of_user_0_is_by_the_bots_upgrade(harness):
+    """Migration 0002 logs each rename it makes as a /character edit by user 0: nobody of the
+    guild, the upgrade itself. /history says so instead of mentioning user 0."""
+    before = await harness.add_character("Roryn")
+    after = before.update(name="Roryn (2)")
+    reason = "the same name as another character, once invisible characters are left out"
+    async with harness.db.transaction(harness.guild.id) as uow:
+        row = await uow.character("Roryn")
+        await uow.save_character(row.id, after)
+        await uow.log(
+            row.id,
+            0,
+            "character edit",
+            {"name": after.name, "reason": reason},
+            before=before,
+            after=after,
+        )
+    history = await harness.run(harness.owner, "history", character="Roryn (2)")
+    [event] = await harness.history("Roryn (2)")
+    [field] = history.embed["fields"]
+    assert field["name"] == "/character edit"
+    assert field["value"].splitlines() == [
+        f"by the bot's upgrade {stamp(event)}",
+        f"for “{reason}”",
+        "Name Roryn → Roryn (2)",
+    ]
+    assert "<@0>" not in str(history.embed)
+
+
 async def test_U_1_history_escapes_names_but_not_its_own_words(harness):
     """The history line is written as the reply's change line: a typed name escaped, the
     arrows and flags as they are (the whole line was once escaped)."""

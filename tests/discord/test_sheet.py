@@ -183,7 +183,7 @@ async def test_a_sheet_fits_in_about_ten_lines(harness):
     assert fields == {
         "Vitality": "VIT -1/10\nRES 2",
         "Stamina": "6/6 · CON d6 (1 wound)\nnext reaction costs 1",
-        "Injury": "-8 Action\n-2 Reaction",
+        "Injury": "-8 on Action Rolls\n-2 on Reaction Rolls",
         "Emotions": "Anger 2/4 · Fear 0/4\nSadness 0/4 · Guilt 0/4",
         "Stress": "1",
         "Abilities": "Humility +0\nComposure +0\nInsight +0",

@@ -37,13 +37,22 @@ async def test_turn_resets_the_reaction_cost_C_3(harness):
     assert event.command == "turn" and not event.is_change
 
 
-async def test_turn_reminds_a_downed_character_to_roll_C_3(harness):
-    await harness.add_character("Roryn", vit=-1)
+@pytest.mark.parametrize(
+    ("vit", "state", "roll", "rule"),
+    [
+        (0, State.UNCONSCIOUS, "a recovery roll", "R-1"),
+        (-1, State.CRITICAL, "a recovery roll", "R-3"),
+        (-2, State.DYING, "the Last Gasp", "R-5"),
+    ],
+)
+async def test_turn_reminds_a_downed_character_to_roll_C_3(harness, vit, state, roll, rule):
+    await harness.add_character("Roryn", vit=vit)
     result = await harness.run(harness.gm, "turn", character="Roryn")
     assert lines(result) == [
-        "**Roryn is Critical: a recovery roll is due now, at the start of its turn (/recover).**"
+        f"**Roryn is {state.value}: {roll} is due now, at the start of its turn (/recover).**"
     ]
-    assert result.embed["color"] == STATE_COLOURS[State.CRITICAL]
+    assert result.embed["color"] == STATE_COLOURS[state]
+    assert result.embed["footer"]["text"] == f"Rules: S-5 · {rule} · C-3"  # not in the headline
 
 
 async def test_turn_permissions_P_4(harness):

@@ -93,11 +93,17 @@ async def test_combat_add_and_remove_by_owner_or_gm(harness):
     embed = public(await harness.run(harness.owner, "combat add", character="Roryn"))
     assert embed["title"] == "🟢 Roryn · Combat"
     assert embed["description"] == (
-        "**Roryn joins the combat in this channel (round 1).** Its next reaction costs 1 (S-5)."
+        "**Roryn joins the combat in this channel (round 1).**\nIts next reaction costs 1."
     )
+    assert embed["footer"]["text"] == "Rules: C-1 · S-5"
     public(await harness.run(harness.gm, "combat add", character="Bo"))
     assert (await combat_of(harness, "Bo")) == await this_combat(harness)
-    public(await harness.run(harness.owner, "combat remove", character="Roryn"))
+    left = public(await harness.run(harness.owner, "combat remove", character="Roryn"))
+    assert left["title"] == "🟢 Roryn · Combat"
+    assert left["description"] == (
+        "**Roryn leaves the combat in this channel (round 1).**\nIts next reaction costs 1."
+    )
+    assert left["footer"]["text"] == "Rules: C-1 · S-5"
     public(await harness.run(harness.gm, "combat remove", character="Bo"))
     assert await combat_of(harness, "Roryn") is None and await combat_of(harness, "Bo") is None
     assert len(await logged(harness, "combat add")) == 2
@@ -126,8 +132,9 @@ async def test_combat_end_clears_the_round_flags(harness):
     embed = public(await harness.run(harness.gm, "combat end"))
     assert embed["description"].splitlines() == [
         "**The combat in this channel ends after round 1.**",
-        "Roryn leaves the fight; reactions cost 1 again (S-5).",
+        "Roryn leaves the fight; reactions cost 1 again.",
     ]
+    assert embed["footer"]["text"] == "Rules: C-1 · S-5"
     sheet = await harness.sheet("Roryn")
     assert (sheet.early_this_round, sheet.recovered_this_round) == (False, False)
     assert await combat_of(harness, "Roryn") is None
@@ -139,7 +146,7 @@ async def test_combat_end_names_who_leaves_S_5(harness):
     await harness.start_combat(["Roryn", "Sera"])
     embed = public(await harness.run(harness.gm, "combat end"))
     assert embed["description"].splitlines()[1] == (
-        "Roryn and Sera leave the fight; reactions cost 1 again (S-5)."
+        "Roryn and Sera leave the fight; reactions cost 1 again."
     )
     await harness.start_combat()  # nobody joined: nobody to name
     empty = public(await harness.run(harness.gm, "combat end"))
@@ -317,9 +324,10 @@ async def test_quest_complete_clears_stacks_and_stress_and_ends_breakdown(harnes
     refused(await harness.run(harness.outsider, "quest complete", character="Roryn"), NOT_HERE)
     assert (await harness.sheet("Roryn")).stress == 3
     embed = public(await harness.run(harness.gm, "quest complete", character="Roryn"))
-    assert embed["description"].splitlines()[1] == (
-        "Stress 3 → 0 · Anger 4/4 → 0/4 · Fear 1/4 → 0/4 · Breakdown of Anger ends"
-    )
+    assert embed["description"].splitlines()[:2] == [
+        "**Quest complete: Roryn's emotions and Stress are all cleared and the Breakdown ends.**",
+        "Stress 3 → 0 · Anger 4/4 → 0/4 · Fear 1/4 → 0/4",  # the Breakdown's end is said once
+    ]
     sheet = await harness.sheet("Roryn")
     assert (sheet.anger, sheet.fear, sheet.stress, sheet.breakdown) == (0, 0, 0, None)  # E-5
 

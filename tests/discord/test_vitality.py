@@ -395,13 +395,13 @@ async def test_odds_are_exact_and_change_nothing(harness):
     embed = result.embed
     assert embed["title"] == "🔴 Roryn · Odds"
     assert lines(result) == [
-        "**0% to be up after the next Last Gasp, 83% to be dead within 10 rolls.**",
+        "**17% to survive the Last Gasp, 83% to be dead within 10 rolls.**",  # R-5: a Crit, 1/6
         "Dying at VIT -2/10: the Last Gasp is 1 die (each: Crit 1 in 6, Hit 2 in 6, Miss 3 in 6).",
         "",
         "**The next Last Gasp**",
         "5/6 (83.33%): Dead",
         "1/6 (16.67%): stabilise at VIT 0, now Unconscious",
-        "With first aid's advantage: 0% to be up (F-1).",
+        "With first aid's advantage: 25% to survive (F-1).",  # D-3: 1/6 + 3/6 × 1/6
     ]
     assert embed["footer"]["text"] == "Rules: R-5 · R-6 · exact odds, no simulation"
     [(filename, png)] = result.reply.files
@@ -423,9 +423,32 @@ async def test_odds_name_the_roll_and_its_rules_by_state(harness, vit, roll, rul
     assert result.embed["footer"]["text"] == f"Rules: {rules} · exact odds, no simulation"
 
 
+@pytest.mark.parametrize(
+    ("vit", "res", "up", "dead", "helped"),
+    [
+        # R-2: a Crit among 2 dice, 11/36, and no roll kills; with advantage 1 - (3/4)², 7/16
+        (0, 2, "31%", "0%", "44%"),
+        (-1, 3, "3%", "28%", "6%"),  # R-3: 2 Crits of 2 dice, 1/36; with advantage (1/4)², 1/16
+    ],
+)
+async def test_odds_of_the_unconscious_and_critical_say_the_chance_to_be_up_F_1(
+    harness, vit, res, up, dead, helped
+):
+    """Only the Dying are told their chance to survive: the others, their chance to wake."""
+    await harness.add_character("Roryn", vit=vit, res=res)
+    said = lines(await harness.run(harness.owner, "odds", character="Roryn"))
+    assert (
+        said[0]
+        == f"**{up} to be up after the next recovery roll, {dead} to be dead within 10 rolls.**"
+    )
+    assert said[-1] == f"With first aid's advantage: {helped} to be up (F-1)."
+    assert not any("survive" in line for line in said)
+
+
 async def test_odds_with_advantage_say_each_miss_is_rolled_again_R_6(harness):
     await harness.add_character("Roryn", vit=-2, advantage=True)  # last_gasp_advantage: yes
     result = await harness.run(harness.owner, "odds", character="Roryn")
+    assert lines(result)[0].startswith("**25% to survive the Last Gasp, ")  # D-3: 1/6 + 3/6 × 1/6
     assert lines(result)[1] == (
         "Dying at VIT -2/10: the Last Gasp is 1 die (each: Crit 1 in 6, Hit 2 in 6, Miss 3 in "
         "6); with advantage from first aid, each Miss is rolled again once."
