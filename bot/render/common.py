@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from fractions import Fraction
+from functools import lru_cache
 
 import discord
 
@@ -62,6 +63,7 @@ def colour_name(value: int) -> str:
     return COLOUR_NAMES.get(value, f"#{value:06x}")
 
 
+@lru_cache(maxsize=4096)  # the same names come back in every reply
 def escape(text: str) -> str:
     """A user-supplied name or text, shown literally: no formatting, no mention."""
     return discord.utils.escape_markdown(discord.utils.escape_mentions(text))

@@ -126,9 +126,9 @@ def combat_ended(combat: Combat, members: Sequence[CharacterRow]) -> Reply:
     if members:
         sheets = [row.sheet for row in members]
         verb = "leaves" if len(sheets) == 1 else "leave"
-        lines.append(f"{_names(sheets)} {verb} the fight; reactions cost 1 again.")
+        lines.append(f"{_names(sheets)} {verb} the fight; reactions cost 1 Stamina again.")
     embed = lines_embed("Combat ended", lines)
-    embed.set_footer(text="Rules: C-1 · S-5")
+    embed.set_footer(text="Rules: C-2 · S-5")
     return Reply(embeds=[embed])
 
 
@@ -136,10 +136,10 @@ def combat_joined(combat: Combat, sheet: Sheet, *, joined: bool) -> Reply:
     verb = "joins" if joined else "leaves"
     text = (
         f"**{escape(sheet.name)} {verb} the combat in this channel (round {combat.round}).**\n"
-        "Its next reaction costs 1."
+        "Its next reaction costs 1 Stamina."
     )
     reply = sheet_notice("Combat", sheet, text)
-    reply.embeds[0].set_footer(text="Rules: C-1 · S-5")
+    reply.embeds[0].set_footer(text="Rules: C-2 · S-5")
     return reply
 
 
@@ -149,7 +149,7 @@ def round_started(combat: Combat, early: Sequence[str], members: Sequence[Sheet]
     lines = [
         f"**Round {combat.round} begins.**",
         f"Acted early in round {combat.round - 1}: {acted}.",
-        "To act before the enemy this round, spend 1 Stamina with /early (S-4).",
+        "To act before the enemy this round, spend 1 Stamina with /early.",
     ]
     due = [s for s in members if s.state.is_down]
     if due:
@@ -202,6 +202,7 @@ _UNCHANGED = {
     "combat add": "Joins the combat.",
     "combat remove": "Leaves the combat.",
     "combat end": "The combat ends.",
+    "turn": "The turn begins.",
 }
 
 
@@ -212,7 +213,7 @@ def _event_field(event: Event, faces: Faces) -> tuple[str, str]:
     if not event.is_change:
         name += " · bookkeeping"
     lines = [f"{_by(event.user_id)} {discord.utils.format_dt(event.created_at, 'R')}"]
-    told = _told(event.inputs)
+    told = _told(event.inputs, event.user_id)
     if told:
         lines.append(told)
     if event.before is not None and event.after is not None:
@@ -233,9 +234,11 @@ def _event_field(event: Event, faces: Faces) -> tuple[str, str]:
 _CAUSES = {c.value for c in EmotionCause}
 
 
-def _told(inputs: dict[str, object]) -> str | None:
+def _told(inputs: dict[str, object], user_id: int) -> str | None:
     """What the command was told beyond numbers: the cause of an emotion (E-10), the reason
-    of a spend, what a push was for."""
+    of a spend, what a push was for; why the bot's upgrade renamed a character."""
+    if user_id == 0 and isinstance(inputs.get("reason"), str):
+        return f"Renamed by the bot: {escape(str(inputs['reason']))}."
     parts = []
     cause = inputs.get("cause")
     if isinstance(cause, str) and cause in _CAUSES:

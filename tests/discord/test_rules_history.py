@@ -145,7 +145,7 @@ async def test_U_2_bookkeeping_that_changed_nothing_says_what_it_did(harness):
     by = f"by <@{harness.owner.user_id}>"
     assert [f["value"].splitlines() for f in everything.embed["fields"]] == [
         [f"{by} {stamp(left)}", "Leaves the combat.", "Rules: C-2 · S-5"],
-        [f"{by} {stamp(turn)}", "Nothing on the sheet changed.", "Rules: C-3 · S-5"],
+        [f"{by} {stamp(turn)}", "The turn begins.", "Rules: C-3 · S-5"],
         [f"{by} {stamp(joined)}", "Joins the combat.", "Rules: C-2 · S-5"],
     ]
 
@@ -173,7 +173,7 @@ async def test_U_1_an_event_of_user_0_is_by_the_bots_upgrade(harness):
     assert field["name"] == "/character edit"
     assert field["value"].splitlines() == [
         f"by the bot's upgrade {stamp(event)}",
-        f"for “{reason}”",
+        f"Renamed by the bot: {reason}.",
         "Name Roryn → Roryn (2)",
     ]
     assert "<@0>" not in str(history.embed)

@@ -35,8 +35,8 @@ async def test_S_5_the_first_reaction_of_the_next_fight_costs_1(harness):
     await react(harness)
     assert (await react(harness))[1] == "Stamina 9/12 → 6/12"
     ended = await harness.run(harness.gm, "combat end")
-    assert lines(ended)[1] == "Roryn leaves the fight; reactions cost 1 again."
-    assert ended.embed["footer"]["text"] == "Rules: C-1 · S-5"
+    assert lines(ended)[1] == "Roryn leaves the fight; reactions cost 1 Stamina again."
+    assert ended.embed["footer"]["text"] == "Rules: C-2 · S-5"
     assert (await harness.sheet("Roryn")).reactions_taken == 0
     await harness.run(harness.owner, "rest", character="Roryn", kind="respite")
     await harness.run(harness.gm, "combat start")
@@ -51,8 +51,8 @@ async def test_S_5_joining_a_combat_starts_the_count_fresh(harness):
     await harness.add_character("Roryn", reactions_taken=3)
     await harness.run(harness.gm, "combat start")
     joined = await harness.run(harness.owner, "combat add", character="Roryn")
-    assert joined.embed["description"].splitlines()[1] == "Its next reaction costs 1."
-    assert joined.embed["footer"]["text"] == "Rules: C-1 · S-5"
+    assert joined.embed["description"].splitlines()[1] == "Its next reaction costs 1 Stamina."
+    assert joined.embed["footer"]["text"] == "Rules: C-2 · S-5"
     assert (await react(harness))[0] == (
         "**Roryn reacts for 1 Stamina; the next reaction costs 2.**"
     )
@@ -65,9 +65,9 @@ async def test_S_5_leaving_a_combat_starts_the_count_fresh(harness):
     await react(harness)
     left = await harness.run(harness.owner, "combat remove", character="Roryn")
     assert left.embed["description"] == (
-        "**Roryn leaves the combat in this channel (round 1).**\nIts next reaction costs 1."
+        "**Roryn leaves the combat in this channel (round 1).**\nIts next reaction costs 1 Stamina."
     )
-    assert left.embed["footer"]["text"] == "Rules: C-1 · S-5"
+    assert left.embed["footer"]["text"] == "Rules: C-2 · S-5"
     sheet = await harness.sheet("Roryn")
     assert (sheet.reactions_taken, sheet.stamina) == (0, 5)
     [event] = await harness.history("Roryn", bookkeeping=True, limit=1)

@@ -93,17 +93,17 @@ async def test_combat_add_and_remove_by_owner_or_gm(harness):
     embed = public(await harness.run(harness.owner, "combat add", character="Roryn"))
     assert embed["title"] == "🟢 Roryn · Combat"
     assert embed["description"] == (
-        "**Roryn joins the combat in this channel (round 1).**\nIts next reaction costs 1."
+        "**Roryn joins the combat in this channel (round 1).**\nIts next reaction costs 1 Stamina."
     )
-    assert embed["footer"]["text"] == "Rules: C-1 · S-5"
+    assert embed["footer"]["text"] == "Rules: C-2 · S-5"
     public(await harness.run(harness.gm, "combat add", character="Bo"))
     assert (await combat_of(harness, "Bo")) == await this_combat(harness)
     left = public(await harness.run(harness.owner, "combat remove", character="Roryn"))
     assert left["title"] == "🟢 Roryn · Combat"
     assert left["description"] == (
-        "**Roryn leaves the combat in this channel (round 1).**\nIts next reaction costs 1."
+        "**Roryn leaves the combat in this channel (round 1).**\nIts next reaction costs 1 Stamina."
     )
-    assert left["footer"]["text"] == "Rules: C-1 · S-5"
+    assert left["footer"]["text"] == "Rules: C-2 · S-5"
     public(await harness.run(harness.gm, "combat remove", character="Bo"))
     assert await combat_of(harness, "Roryn") is None and await combat_of(harness, "Bo") is None
     assert len(await logged(harness, "combat add")) == 2
@@ -132,9 +132,9 @@ async def test_combat_end_clears_the_round_flags(harness):
     embed = public(await harness.run(harness.gm, "combat end"))
     assert embed["description"].splitlines() == [
         "**The combat in this channel ends after round 1.**",
-        "Roryn leaves the fight; reactions cost 1 again.",
+        "Roryn leaves the fight; reactions cost 1 Stamina again.",
     ]
-    assert embed["footer"]["text"] == "Rules: C-1 · S-5"
+    assert embed["footer"]["text"] == "Rules: C-2 · S-5"
     sheet = await harness.sheet("Roryn")
     assert (sheet.early_this_round, sheet.recovered_this_round) == (False, False)
     assert await combat_of(harness, "Roryn") is None
@@ -146,7 +146,7 @@ async def test_combat_end_names_who_leaves_S_5(harness):
     await harness.start_combat(["Roryn", "Sera"])
     embed = public(await harness.run(harness.gm, "combat end"))
     assert embed["description"].splitlines()[1] == (
-        "Roryn and Sera leave the fight; reactions cost 1 again."
+        "Roryn and Sera leave the fight; reactions cost 1 Stamina again."
     )
     await harness.start_combat()  # nobody joined: nobody to name
     empty = public(await harness.run(harness.gm, "combat end"))
@@ -171,7 +171,7 @@ async def test_round_lists_early_actors_and_clears_flags(harness):
     assert embed["description"].splitlines() == [
         "**Round 2 begins.**",
         "Acted early in round 1: Roryn.",  # S-4
-        "To act before the enemy this round, spend 1 Stamina with /early (S-4).",
+        "To act before the enemy this round, spend 1 Stamina with /early.",
     ]
     roryn, bo = await harness.sheet("Roryn"), await harness.sheet("Bo")
     assert (roryn.early_this_round, roryn.reactions_taken) == (False, 2)  # reset is per turn
