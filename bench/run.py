@@ -10,7 +10,6 @@ own is created there and dropped afterwards); otherwise it is left out, with a w
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import cProfile
 import io
@@ -40,9 +39,13 @@ from bench.world import (  # noqa: E402
     seed,
     sqlite_database,
 )
+from bot import loop  # noqa: E402
 from bot.db.database import Database  # noqa: E402
 
 SEED = 20261129
+# --boards compares two runs this long, one without boards and one with: several of the boards'
+# 2-second intervals, so that the boards are edited during the run, not only after it.
+BOARD_COMMANDS = 12_000
 BACKENDS = ("sqlite", "postgresql")
 
 
@@ -70,6 +73,7 @@ class Results:
     baseline: dict[tuple[str, int], Figures] = field(default_factory=dict)
     bot: dict[tuple[str, int, int], Figures] = field(default_factory=dict)  # backend, N, C
     boards: dict[tuple[str, int, int], Figures] = field(default_factory=dict)  # the same, boards
+    unboarded: dict[tuple[str, int, int], Figures] = field(default_factory=dict)  # …and without
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -184,6 +188,7 @@ async def bot_run(
     profiler: cProfile.Profile | None,
     *,
     boards: bool = False,
+    commands: int | None = None,
 ) -> Figures:
     """One measured run of the mix at concurrency c, in a freshly started (and warmed) bot;
     with `boards`, a status board in every guild's channel."""
@@ -196,7 +201,7 @@ async def bot_run(
             profiler.enable()
         edits = load.board_edits()
         try:
-            figures = await load.run(plan.commands, c, SEED + 2 + c, label)
+            figures = await load.run(commands or plan.commands, c, SEED + 2 + c, label)
         finally:
             if profiler is not None:
                 profiler.disable()
@@ -233,6 +238,7 @@ async def run(plan: Plan) -> Results:
             floors: dict[int, list[Figures]] = {c: [] for c in plan.concurrency}
             bots: dict[tuple[int, int], list[Figures]] = {}
             boarded: dict[tuple[int, int], list[Figures]] = {}
+            unboarded: dict[tuple[int, int], list[Figures]] = {}  # the same long runs, no board
             dirty: dict[int, set[int]] = {n: set() for n in sizes}
             for _ in range(plan.repeat):
                 for c in plan.concurrency:
@@ -258,20 +264,33 @@ async def run(plan: Plan) -> Results:
                     if plan.boards:
                         n = sizes[0]
                         world = World(plan.guilds, n)
-                        await restored(urls[n], world, dirty[n])
-                        figures = await bot_run(urls[n], world, plan, backend, c, None, boards=True)
-                        for count, seed_of in (
-                            (plan.warmup, SEED + 1),
-                            (plan.commands, SEED + 2 + c),
-                        ):
-                            dirty[n].update(i for i, _, _ in mix(world, count, seed_of))
-                        boarded.setdefault((n, c), []).append(figures)
-                        rate = figures.board_edits / figures.seconds
-                        print(
-                            f"  {figures.line()}  {figures.board_edits} board edits "
-                            f"({rate:.1f}/s for {plan.guilds} boards)",
-                            flush=True,
-                        )
+                        pair = []
+                        for with_boards in (False, True):
+                            await restored(urls[n], world, dirty[n])
+                            figures = await bot_run(
+                                urls[n],
+                                world,
+                                plan,
+                                backend,
+                                c,
+                                None,
+                                boards=with_boards,
+                                commands=BOARD_COMMANDS,
+                            )
+                            for count, seed_of in (
+                                (plan.warmup, SEED + 1),
+                                (BOARD_COMMANDS, SEED + 2 + c),
+                            ):
+                                dirty[n].update(i for i, _, _ in mix(world, count, seed_of))
+                            pair.append(figures)
+                            rate = figures.board_edits / figures.seconds
+                            print(
+                                f"  {figures.line()}  {figures.board_edits} board edits "
+                                f"({rate:.1f}/s for {plan.guilds if with_boards else 0} boards)",
+                                flush=True,
+                            )
+                        boarded.setdefault((n, c), []).append(pair[1])
+                        unboarded.setdefault((n, c), []).append(pair[0])
             if plan.breakdown:
                 world = World(plan.guilds, sizes[0])
                 await restored(urls[sizes[0]], world, dirty[sizes[0]])
@@ -283,6 +302,8 @@ async def run(plan: Plan) -> Results:
                 results.bot[(backend, n, c)] = best(runs)
             for (n, c), runs in boarded.items():
                 results.boards[(backend, n, c)] = best(runs)
+            for (n, c), runs in unboarded.items():
+                results.unboarded[(backend, n, c)] = best(runs)
     if profiler is not None:
         report_profile(profiler, plan.profile)
     return results
@@ -327,7 +348,7 @@ def machine() -> str:
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     return (
         f"{os.cpu_count()} cores ({cpu}), Python {platform.python_version()}, "
-        f"SQLite {sqlite3.sqlite_version}, load average {load}"
+        f"SQLite {sqlite3.sqlite_version}, {loop.name()}, load average {load}"
     )
 
 
@@ -355,9 +376,9 @@ def summary(plan: Plan, results: Results) -> str:
     line += f" p99_ms={max(p99s):.0f}" if p99s else ""
     line += f" scale={max(scale):.2f}" if scale and large != small else ""
     boards = [
-        results.boards[(b, small, c)].rate / results.bot[(b, small, c)].rate
+        results.boards[(b, small, c)].rate / results.unboarded[(b, small, c)].rate
         for b in BACKENDS
-        if (b, small, c) in results.boards and (b, small, c) in results.bot
+        if (b, small, c) in results.boards and (b, small, c) in results.unboarded
     ]
     line += f" boards={min(boards):.2f}" if boards else ""
     return line
@@ -372,7 +393,7 @@ def main(argv: list[str] | None = None) -> int:
         plan.backends.remove("postgresql")
         print("PostgreSQL left out: set BENCH_DATABASE_URL or TEST_DATABASE_URL to a server.")
     print(f"machine: {machine()}")
-    results = asyncio.run(run(plan))
+    results = loop.run(run(plan))  # the bot's own event loop, baseline and bot alike
     print(f"machine after: {machine()}")
     print(summary(plan, results))
     return 0

@@ -58,6 +58,7 @@ class Boards:
     poll: float = POLL_S
     pace: float = 1 / EDITS_PER_S  # seconds between two edits of any boards
     _live: dict[int, _Live] = field(default_factory=dict)  # by channel id
+    _by_guild: dict[int, list[_Live]] = field(default_factory=dict)  # the same, by guild
     _wake: asyncio.Event = field(default_factory=asyncio.Event)
     _worker: asyncio.Task[None] | None = None
 
@@ -68,6 +69,7 @@ class Boards:
         for board in await self.bot.db.all_boards():
             if serves(self.bot, board.guild_id):
                 self._live[board.channel_id] = _Live(board)
+        self._reindex()
         self.bot.db.listen(self.changed)
         self._worker = asyncio.create_task(self._run(), name="lastgasp-boards")
         self._wake.set()
@@ -83,16 +85,23 @@ class Boards:
     def changed(self, guild_id: int) -> None:
         """A write to `guild_id` was committed: its boards will show it. Cheap: called after
         every command."""
-        for live in self._live.values():
-            if live.board.guild_id == guild_id:
-                live.dirty = True
-                self._wake.set()
+        for live in self._by_guild.get(guild_id, ()):
+            live.dirty = True
+            self._wake.set()
 
     def started(self, board: Board) -> None:
         self._live[board.channel_id] = _Live(board, dirty=False, last_edit=self._now())
+        self._reindex()
 
     def stopped(self, channel_id: int) -> None:
         self._live.pop(channel_id, None)
+        self._reindex()
+
+    def _reindex(self) -> None:
+        """After a board starts or ends (rare); `changed` reads the index after every command."""
+        self._by_guild = {}
+        for live in self._live.values():
+            self._by_guild.setdefault(live.board.guild_id, []).append(live)
 
     def board_of(self, channel_id: int) -> Board | None:
         live = self._live.get(channel_id)
@@ -162,7 +171,7 @@ class Boards:
             error.status,
             error.code,
         )
-        self._live.pop(board.channel_id, None)
+        self.stopped(board.channel_id)
         await service.end_board(self.bot.db, board)
 
     async def _look_for_changes(self) -> None:

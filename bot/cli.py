@@ -7,7 +7,6 @@ line need fixing, 1 when something failed at run time (bot/cli_failures.py)."""
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import sys
 from collections.abc import Awaitable
@@ -16,6 +15,7 @@ from typing import TYPE_CHECKING
 import discord
 from pydantic import ValidationError
 
+from bot import loop
 from bot.cli_failures import CONFIGURATION, Failure, explain, print_failure
 from bot.config import Settings, describe_settings_error, sqlite_path
 from bot.logs import configure_logging
@@ -76,14 +76,14 @@ def _command(args: argparse.Namespace, settings: Settings) -> int:
     quiet = command in ("console", "health") or (command == "run" and not settings.discord_token)
     configure_logging(settings.log_level, log_format=settings.log_format, quiet=quiet)
     if command == "health":
-        return asyncio.run(health(settings))
+        return loop.run(health(settings))
     if command == "sync" and not settings.discord_token:
         raise Failure(f"{NO_TOKEN} to register the commands.", CONFIGURATION)
     check_database_folder(settings.database_url)
     if command == "migrate":
-        return asyncio.run(_failing_in_one_line(migrate(settings)))
+        return loop.run(_failing_in_one_line(migrate(settings)))
     if command == "revision":
-        return asyncio.run(new_revision(args.message))
+        return loop.run(new_revision(args.message))
     if command == "console":
         seed = args.seed if args.seed is not None else settings.seed
         return _console(settings, seed)
@@ -95,8 +95,8 @@ def _command(args: argparse.Namespace, settings: Settings) -> int:
         return _console(settings, settings.seed)
     if command == "sync":
         guild = args.guild if args.guild is not None else settings.dev_guild_id
-        return asyncio.run(sync(settings, guild))
-    return asyncio.run(run(settings))
+        return loop.run(sync(settings, guild))
+    return loop.run(run(settings))
 
 
 def check_database_folder(database_url: str) -> None:
@@ -125,7 +125,7 @@ async def _failing_in_one_line(work: Awaitable[int]) -> int:
 def _console(settings: Settings, seed: int | None) -> int:
     from bot.console import run_console
 
-    return asyncio.run(_failing_in_one_line(run_console(settings.database_url, seed=seed)))
+    return loop.run(_failing_in_one_line(run_console(settings.database_url, seed=seed)))
 
 
 async def run(settings: Settings) -> int:

@@ -10,6 +10,7 @@ interaction is answered (discord.py would otherwise fail on it before any handle
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -63,6 +64,28 @@ def leaf_options(interaction: discord.Interaction[Any]) -> list[dict[str, Any]]:
         return []
 
 
+# A command's declared options, read once: discord.py builds its Parameter objects anew on
+# every access, and every interaction is checked here.
+_DECLARATIONS: weakref.WeakKeyDictionary[
+    app_commands.Command[Any, ..., Any],
+    tuple[dict[str, app_commands.Parameter], tuple[str, ...]],
+] = weakref.WeakKeyDictionary()
+
+
+def _declared(
+    command: app_commands.Command[Any, ..., Any],
+) -> tuple[dict[str, app_commands.Parameter], tuple[str, ...]]:
+    found = _DECLARATIONS.get(command)
+    if found is None:
+        params = command.parameters
+        found = (
+            {p.display_name: p for p in params},
+            tuple(p.display_name for p in params if p.required),
+        )
+        _DECLARATIONS[command] = found
+    return found
+
+
 def problem(interaction: discord.Interaction[Any]) -> str | None:
     """What is wrong with this interaction's options, or None. For an autocomplete, the
     focused option may hold any partial text (it is checked by the completion itself)."""
@@ -74,7 +97,7 @@ def problem(interaction: discord.Interaction[Any]) -> str | None:
     if not isinstance(command, app_commands.Command):
         return None  # a command the bot does not know: the tree says so (out of date)
     autocomplete = interaction.type is discord.InteractionType.autocomplete
-    declared = {p.display_name: p for p in command.parameters}
+    declared, required = _declared(command)
     data: Any = interaction.data or {}
     resolved = data.get("resolved") or {}
     given = set()
@@ -95,9 +118,7 @@ def problem(interaction: discord.Interaction[Any]) -> str | None:
         if found:
             return found
     if not autocomplete:
-        missing = [
-            p.display_name for p in command.parameters if p.required and p.display_name not in given
-        ]
+        missing = [name for name in required if name not in given]
         if missing:
             return f"`{missing[0]}` is missing: give it a value and retry."
     return None

@@ -79,54 +79,66 @@ def _emotion(emotion: Emotion) -> Callable[[Sheet], str]:
     return lambda s: f"{s.stack(emotion)}/{s.threshold}"
 
 
-def _stack(emotion: Emotion) -> Callable[[Sheet], object]:
-    return lambda s: s.stack(emotion)
-
-
 # U-2: every field a player can see, as it is written everywhere (`VIT 3/10` is written
 # `VIT 3` in a change: the maximum has its own row). V-7 reads `VIT 1 → -1 · Up → Critical`.
-# An emotion is written `Fear 1/4` but changes only when its stack does (the threshold has its
-# own row): those rows say what they compare (SAME_WHEN).
-VISIBLE: tuple[tuple[str, Callable[[Sheet], str]], ...] = (
-    ("VIT", lambda s: str(s.vit)),
-    ("State", lambda s: s.state.value),
-    ("Name", lambda s: s.name),
-    ("Owner", lambda s: f"<@{s.owner_id}>"),
-    ("max VIT", lambda s: str(s.max_vit)),
-    ("RES", lambda s: str(s.res)),
-    ("Stamina", lambda s: f"{s.stamina}/{s.max_stamina}"),
-    ("CON", lambda s: f"d{s.con_die}"),
-    ("base CON", lambda s: f"d{s.con_base}"),
-    ("CON wounds", lambda s: str(s.con_wounds)),
-    ("Stress", lambda s: str(s.stress)),
-    *((e.label, _emotion(e)) for e in Emotion),
-    ("Threshold", lambda s: str(s.threshold)),
-    ("Breakdown", _breakdown),
-    ("Humility", lambda s: _signed(s.humility)),
-    ("Composure", lambda s: _signed(s.composure)),
-    ("Insight", lambda s: _signed(s.insight)),
-    ("Advantage", lambda s: _yes(s.advantage)),
-    ("Relief used today", lambda s: _yes(s.relief_used_today)),
-    ("+3 daily bonus", lambda s: _yes(s.daily_bonus)),
+# Each row names the sheet fields it is written from, so that only the rows whose fields
+# changed are written out (every reply computes this). An emotion is written `Fear 1/4` but
+# changes only when its stack does: the threshold has its own row.
+Row = tuple[str, tuple[str, ...], Callable[[Sheet], str]]
+
+VISIBLE: tuple[Row, ...] = (
+    ("VIT", ("vit",), lambda s: str(s.vit)),
+    ("State", ("vit", "res", "dead", "retired"), lambda s: s.state.value),
+    ("Name", ("name",), lambda s: s.name),
+    ("Owner", ("owner_id",), lambda s: f"<@{s.owner_id}>"),
+    ("max VIT", ("max_vit",), lambda s: str(s.max_vit)),
+    ("RES", ("res",), lambda s: str(s.res)),
+    (
+        "Stamina",
+        ("stamina", "con_base", "con_wounds"),
+        lambda s: f"{s.stamina}/{s.max_stamina}",
+    ),
+    ("CON", ("con_base", "con_wounds"), lambda s: f"d{s.con_die}"),
+    ("base CON", ("con_base",), lambda s: f"d{s.con_base}"),
+    ("CON wounds", ("con_wounds",), lambda s: str(s.con_wounds)),
+    ("Stress", ("stress",), lambda s: str(s.stress)),
+    *((e.label, (e.value,), _emotion(e)) for e in Emotion),
+    ("Threshold", ("threshold",), lambda s: str(s.threshold)),
+    ("Breakdown", ("breakdown",), _breakdown),
+    ("Humility", ("humility",), lambda s: _signed(s.humility)),
+    ("Composure", ("composure",), lambda s: _signed(s.composure)),
+    ("Insight", ("insight",), lambda s: _signed(s.insight)),
+    ("Advantage", ("advantage",), lambda s: _yes(s.advantage)),
+    ("Relief used today", ("relief_used_today",), lambda s: _yes(s.relief_used_today)),
+    ("+3 daily bonus", ("daily_bonus",), lambda s: _yes(s.daily_bonus)),
 )
 
 # Bookkeeping: counters of the turn and the round (S-4, S-5, R-8). Logged, never a change.
-BOOKKEEPING: tuple[tuple[str, Callable[[Sheet], str]], ...] = (
-    ("Next reaction costs", lambda s: str(s.reactions_taken + 1)),
-    ("Acts early this round", lambda s: _yes(s.early_this_round)),
-    ("Recovery roll made this round", lambda s: _yes(s.recovered_this_round)),
+BOOKKEEPING: tuple[Row, ...] = (
+    ("Next reaction costs", ("reactions_taken",), lambda s: str(s.reactions_taken + 1)),
+    ("Acts early this round", ("early_this_round",), lambda s: _yes(s.early_this_round)),
+    (
+        "Recovery roll made this round",
+        ("recovered_this_round",),
+        lambda s: _yes(s.recovered_this_round),
+    ),
 )
 BOOKKEEPING_FIELDS = ("reactions_taken", "early_this_round", "recovered_this_round")
-SAME_WHEN: dict[str, Callable[[Sheet], object]] = {e.label: _stack(e) for e in Emotion}
+_BOOKKEEPING = frozenset(BOOKKEEPING_FIELDS)
 
 
-def _rows(
-    fields: tuple[tuple[str, Callable[[Sheet], str]], ...], before: Sheet, after: Sheet
-) -> list[Change]:
+def changed_fields(before: Sheet, after: Sheet) -> set[str]:
+    old, new = before.__dict__, after.__dict__
+    return {key for key, value in old.items() if new[key] != value}
+
+
+def _rows(rows: tuple[Row, ...], before: Sheet, after: Sheet) -> list[Change]:
+    touched = changed_fields(before, after)
+    if not touched:
+        return []
     changed = []
-    for label, show in fields:
-        same = SAME_WHEN.get(label)
-        if same is not None and same(before) == same(after):
+    for label, sources, show in rows:
+        if touched.isdisjoint(sources):
             continue
         old, new = show(before), show(after)
         if old != new:
@@ -147,5 +159,4 @@ def is_change(before: Sheet | None, after: Sheet | None) -> bool:
     """U-2: a creation, a deletion, or any visible field changed."""
     if before is None or after is None:
         return before is not after
-    visible = {k: v for k, v in before.model_dump().items() if k not in BOOKKEEPING_FIELDS}
-    return any(getattr(after, key) != value for key, value in visible.items())
+    return not changed_fields(before, after) <= _BOOKKEEPING

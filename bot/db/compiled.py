@@ -14,13 +14,15 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.sql import ClauseElement
 from sqlalchemy.sql.compiler import SQLCompiler
 
+_GIVEN = object()  # a parameter whose value the caller gives (not a literal of the statement)
+
 
 @dataclass(frozen=True)
 class Compiled:
     sql: str
-    names: tuple[str, ...]
-    processors: tuple[Callable[[Any], Any] | None, ...]
-    fixed: Mapping[str, Any]  # literals of the statement itself (the 1 of `version + 1`)
+    # Each positional parameter in order: its name, its literal when the statement has one
+    # (the 1 of `version + 1`) or _GIVEN, and its type's processor.
+    plan: tuple[tuple[str, Any, Callable[[Any], Any] | None], ...]
 
     @classmethod
     def of(
@@ -29,18 +31,20 @@ class Compiled:
         compiled = cast(SQLCompiler, statement.compile(dialect=dialect, column_keys=keys))
         names = tuple(compiled.positiontup or ())
         binds = [compiled.binds[name] for name in names]
+        processors = tuple(b.type.dialect_impl(dialect).bind_processor(dialect) for b in binds)
+        fixed = {n: b.value for n, b in zip(names, binds, strict=True) if not b.required}
         return cls(
             sql=compiled.string,
-            names=names,
-            processors=tuple(b.type.dialect_impl(dialect).bind_processor(dialect) for b in binds),
-            fixed={n: b.value for n, b in zip(names, binds, strict=True) if not b.required},
+            plan=tuple(
+                (name, fixed.get(name, _GIVEN), process)
+                for name, process in zip(names, processors, strict=True)
+            ),
         )
 
     def params(self, values: Mapping[str, Any]) -> tuple[Any, ...]:
         """The positional parameters, each through its type's processor."""
-        fixed = self.fixed
         out = []
-        for name, process in zip(self.names, self.processors, strict=True):
-            value = fixed[name] if name in fixed else values[name]
+        for name, literal, process in self.plan:
+            value = values[name] if literal is _GIVEN else literal
             out.append(value if process is None else process(value))
         return tuple(out)

@@ -31,7 +31,7 @@ import queue
 import sqlite3
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -416,9 +416,11 @@ class _Connections:
         self._idle: list[Any] = []
         self._turns = asyncio.Semaphore(size)
 
-    @contextlib.asynccontextmanager
-    async def connection(self, until: float) -> AsyncIterator[Any]:
+    def connection(self, until: float) -> _Lease:
         """A connection, after a bounded wait for a turn."""
+        return _Lease(self, until)
+
+    async def take(self, until: float) -> Any:
         import asyncpg
 
         if self._turns.locked():
@@ -429,27 +431,42 @@ class _Connections:
                 raise Busy() from None
         else:
             await self._turns.acquire()
-        conn: Any = None
         try:
-            conn = self._idle.pop() if self._idle else await asyncpg.connect(**self._params)
-            yield conn
-        except RuleError:  # a refusal: the connection is as clean as before
-            raise
+            return self._idle.pop() if self._idle else await asyncpg.connect(**self._params)
         except BaseException:
-            if conn is not None:
-                conn.terminate()
-                conn = None
-            raise
-        finally:
-            if conn is not None and not conn.is_closed():
-                self._idle.append(conn)
             self._turns.release()
+            raise
+
+    def give_back(self, conn: Any, failed: bool) -> None:
+        if failed:
+            conn.terminate()
+        elif not conn.is_closed():
+            self._idle.append(conn)
+        self._turns.release()
 
     async def close(self) -> None:
         idle, self._idle = self._idle, []
         for conn in idle:
             with contextlib.suppress(Exception):
                 await conn.close(timeout=2)
+
+
+class _Lease:
+    """One command's use of a connection (a class, not a generator: it runs on every command).
+    A refusal leaves the connection as clean as before; any other failure closes it."""
+
+    __slots__ = ("_conn", "_connections", "_until")
+
+    def __init__(self, connections: _Connections, until: float) -> None:
+        self._connections, self._until, self._conn = connections, until, None
+
+    async def __aenter__(self) -> Any:
+        self._conn = await self._connections.take(self._until)
+        return self._conn
+
+    async def __aexit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        failed = kind is not None and not issubclass(kind, RuleError)
+        self._connections.give_back(self._conn, failed)
 
 
 class PostgresHotPath:
@@ -472,7 +489,7 @@ class PostgresHotPath:
         params["server_settings"] = {**SERVER_SETTINGS, **params.get("server_settings", {})}
         return cls(_Connections(params, POOL_SIZE), engine.dialect, clock)
 
-    def _connection(self, until: float) -> contextlib.AbstractAsyncContextManager[Any]:
+    def _connection(self, until: float) -> _Lease:
         return self._connections.connection(until)
 
     async def act(self, command: Command) -> Outcome:

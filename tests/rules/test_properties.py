@@ -27,7 +27,7 @@ from rules.models import (
     Sheet,
     State,
 )
-from rules.outcome import Outcome
+from rules.outcome import BOOKKEEPING, VISIBLE, Change, Outcome, bookkeeping, diff
 
 # Actions a Dead or Retired character must refuse (V-5, E-7).
 REFUSED_WHEN_OUT = {
@@ -372,3 +372,21 @@ def test_P_6_an_export_imports_back(start, guild, by_gm):
         assert not sheet.state.is_out
         changed = {k for k in sheet_ops.IMPORTED_STATE if getattr(sheet, k) != getattr(start, k)}
         assert set(left_out) == changed
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(sheets(), sheets())
+def test_U_2_a_change_is_found_from_the_fields_that_changed(before, after):
+    """diff and bookkeeping look only at the rows whose fields changed: they must find every
+    row that writing both sheets out in full finds (an emotion's row when its stack moved: a
+    new threshold has a row of its own)."""
+    stacks = {e.label: e for e in Emotion}
+
+    def moved(label: str) -> bool:
+        return label not in stacks or before.stack(stacks[label]) != after.stack(stacks[label])
+
+    for rows, found in ((VISIBLE, diff(before, after)), (BOOKKEEPING, bookkeeping(before, after))):
+        written = [(label, show(before), show(after)) for label, _, show in rows if moved(label)]
+        assert found == [
+            Change(label=label, before=old, after=new) for label, old, new in written if old != new
+        ]
