@@ -15,6 +15,7 @@ import logging
 import os
 import signal
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import aiohttp
@@ -44,6 +45,10 @@ class InFlight:
     def __len__(self) -> int:
         return len(self._tasks)
 
+    def refuse_new(self) -> None:
+        """From now on every new interaction is told the bot is restarting."""
+        self.draining = True
+
     def track(self, task: asyncio.Task[Any] | None, what: str = "") -> None:
         if task is None or task.done() or task in self._tasks:
             return
@@ -56,7 +61,7 @@ class InFlight:
     async def drain(self, timeout: float, hurry: asyncio.Event | None = None) -> int:
         """Refuse new interactions, wait up to `timeout` s (or until `hurry` is set) for those
         in flight and the refusals; returns how many were still running."""
-        self.draining = True
+        self.refuse_new()
         # A task discord.py created just before the signal takes its first step on the loop's
         # next turn: tracked then (and answered that the bot is restarting), so waited for.
         await asyncio.sleep(0)
@@ -118,6 +123,9 @@ class StopSignals:
     def __init__(self) -> None:
         self.stop = asyncio.Event()
         self.hurry = asyncio.Event()
+        # Run in the signal handler itself: an interaction read from the gateway a moment later
+        # is refused even if it runs before the task that waits for `stop`.
+        self.on_stop: list[Callable[[], None]] = []
         self._installed: list[signal.Signals] = []
 
     def __enter__(self) -> StopSignals:
@@ -138,6 +146,8 @@ class StopSignals:
         if not self.stop.is_set():
             log.info("%s: stopping (the interactions in flight finish first)", signum.name)
             _arm_watchdog(HARD_LIMIT_S)
+            for stopping in self.on_stop:
+                stopping()
             self.stop.set()
         else:
             log.info("%s again: closing without waiting any longer", signum.name)
@@ -147,6 +157,8 @@ class StopSignals:
 async def serve(bot: Any, token: str, signals: StopSignals) -> None:
     """`bot.start(token)` until the bot stops by itself (its errors propagate) or `signals`
     stop it gracefully: drain, then close. Returns once the bot is closed."""
+    inflight: InFlight = bot.inflight
+    signals.on_stop.append(inflight.refuse_new)
     running = asyncio.create_task(bot.start(token), name="lastgasp-bot")
     stopping = asyncio.create_task(signals.stop.wait(), name="lastgasp-stop")
     try:

@@ -69,6 +69,17 @@ def begin(interaction: discord.Interaction[Any], defer_after: float | None = Non
         state.defer_task = loop.create_task(_defer(interaction, state))
 
     state.timer = loop.call_later(defer_after, fire)
+    if state.handler is not None:
+        state.handler.add_done_callback(lambda handler: _handler_ended(state, handler))
+
+
+def _handler_ended(state: _Answer, handler: asyncio.Task[Any]) -> None:
+    """However the handler ended, its clock stops; cancelled (a shutdown gave up on it), a
+    defer on its way is dropped too: nothing is sent for an interaction the bot gave up."""
+    if state.timer is not None:
+        state.timer.cancel()
+    if handler.cancelled() and state.defer_task is not None:
+        state.defer_task.cancel()
 
 
 def end(interaction: discord.Interaction[Any]) -> None:
@@ -98,6 +109,9 @@ async def _defer(interaction: discord.Interaction[Any], state: _Answer) -> None:
         except _NETWORK as error:
             log.warning("could not defer interaction %s: %r", interaction.id, error)
             state.defer_unsure = True
+            return
+        except Exception as error:  # a defer is only ever a courtesy: never an unseen error
+            log.warning("could not defer interaction %s: %r", interaction.id, error)
             return
         state.deferred = True
 

@@ -272,12 +272,6 @@ async def test_sync_registers_through_the_standin(standin, tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: `sync` runs the bot's setup_hook, whose emoji lookup (bot/app.py setup_hook -> "
-    "bot/emoji.py faces) logs 'the dice emoji are not registered (python -m bot sync)' while "
-    "sync itself is running: a second line, telling to run the command being run",
-)
 async def test_the_first_sync_does_not_tell_to_run_sync(standin, tmp_path):
     outsider = 81384788765712384
     standin.forbidden_guilds.add(outsider)  # no emoji registered yet: the first sync

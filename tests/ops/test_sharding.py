@@ -125,7 +125,7 @@ async def test_a_shard_ignores_the_guilds_of_other_shards(tmp_path, caplog):
             typed = await driver.autocomplete(
                 driver.member(theirs, "B"), "damage", "character", character="R"
             )
-        assert "created" in served.embed["title"]
+        assert served.embed["title"].endswith(" · Created")
         assert ignored.requests == [] and ignored.messages == []  # no answer at all
         assert typed.requests == [] and typed.choices is None
         # Direct messages are shard 0's (here refused there, ignored here).

@@ -369,17 +369,22 @@ def needs_escaping(value: str) -> bool:
 
 
 def unescaped(text: str, value: str) -> bool:
-    """Whether `value` stands in `text` as typed, outside its escaped form and any code span."""
+    """Whether `value` stands in `text` as typed, outside its escaped form and any code span.
+    Escaping depends on where a value stands: `# Head` is a heading only at a line's start, so
+    in the middle of a sentence it is shown as it is."""
     covered = [m.span() for m in CODE_SPAN.finditer(text)]
-    escaped = escape(value)
-    start = text.find(escaped)
-    while start != -1:
-        covered.append((start, start + len(escaped)))
-        start = text.find(escaped, start + 1)
+    mid_line = escape("x " + value)[2:]
+    for escaped in {escape(value), mid_line} - {value}:
+        start = text.find(escaped)
+        while start != -1:
+            covered.append((start, start + len(escaped)))
+            start = text.find(escaped, start + 1)
     start = text.find(value)
     while start != -1:
         end = start + len(value)
-        if not any(s <= start and end <= e for s, e in covered):
+        line = text[text.rfind("\n", 0, start) + 1 : start]
+        harmless = value == mid_line and line.strip("*") != ""
+        if not harmless and not any(s <= start and end <= e for s, e in covered):
             return True
         start = text.find(value, start + 1)
     return False
@@ -412,6 +417,8 @@ def test_the_escape_check_sees_an_unescaped_name() -> None:
     assert not unescaped(f"No character named {escape('**Roryn**')}.", "**Roryn**")
     assert not unescaped(f"{escape('# Roryn')} is Up", "# Roryn")
     assert not unescaped("`**Roryn**` is not an option", "**Roryn**")
+    assert unescaped("**# Roryn is Up**", "# Roryn")  # a line start, bold or not: strict
+    assert not unescaped("**Healing changes nothing: # Roryn is Up**", "# Roryn")
     assert not needs_escaping("-1") and not needs_escaping("C H M")
 
 
