@@ -196,6 +196,7 @@ async def bot_run(
     await load.start()
     try:
         await load.run(plan.warmup, c, SEED + 1, "warm-up")
+        loop.settle()  # as the bot does once it is ready (bot/lifecycle.py)
         label = f"bot {backend} N={world.characters} C={c}" + (" boards" if boards else "")
         if profiler is not None:
             profiler.enable()

@@ -22,6 +22,7 @@ import aiohttp
 import discord
 
 from bot.logs import command_name
+from bot.loop import settle
 
 log = logging.getLogger("lastgasp.lifecycle")
 
@@ -161,14 +162,23 @@ async def serve(bot: Any, token: str, signals: StopSignals) -> None:
     signals.on_stop.append(inflight.refuse_new)
     running = asyncio.create_task(bot.start(token), name="lastgasp-bot")
     stopping = asyncio.create_task(signals.stop.wait(), name="lastgasp-stop")
+    settling = asyncio.create_task(_settle_when_ready(bot), name="lastgasp-settle")
     try:
         await asyncio.wait({running, stopping}, return_when=asyncio.FIRST_COMPLETED)
     finally:
         stopping.cancel()
+        settling.cancel()
     if not signals.stop.is_set():
         running.result()  # it ended by itself: a login failure, a fatal close code...
         return
     await shut_down(bot, running, signals.hurry)
+
+
+async def _settle_when_ready(bot: Any) -> None:
+    """Once the bot has its guilds, what it holds lives as long as it: out of the collector's
+    way (bot/loop.py)."""
+    await bot.wait_until_ready()
+    settle()
 
 
 async def shut_down(

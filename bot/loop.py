@@ -38,9 +38,15 @@ def name() -> str:
     return f"uvloop {metadata.version('uvloop')}"
 
 
-def tune_collector() -> None:
+def settle() -> None:
+    """What exists now lives as long as the process (modules, the bot, its caches): collected
+    once, then never walked again. Called at the start and once the bot is ready."""
     gc.collect()
-    gc.freeze()  # what exists now lives as long as the process: never walk it again
+    gc.freeze()
+
+
+def tune_collector() -> None:
+    settle()
     gc.set_threshold(*GC_THRESHOLDS)
 
 

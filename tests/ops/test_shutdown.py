@@ -72,6 +72,8 @@ async def test_sigterm_answers_every_command_and_click_of_a_burst_and_exits_0(st
         burst.append(standin.click(gm, "delete:yes:abc123"))
         for payload in burst:
             await standin.push(payload)
+        # The bot has read the burst (its first answer is on its way): in flight, not new.
+        await standin.replies(burst[0])
         bot.send_signal(signal.SIGTERM)
         signalled = time.monotonic()
         await bot.wait_for_line("SIGTERM: stopping")
