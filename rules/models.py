@@ -257,4 +257,4 @@ class Sheet(BaseModel):
 
     def update(self, **changes: object) -> Sheet:
         """A validated copy (model_copy alone would skip validation)."""
-        return Sheet.model_validate({**self.model_dump(), **changes})
+        return Sheet.model_validate({**self.__dict__, **changes})  # the fields, as they are
