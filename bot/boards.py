@@ -171,7 +171,9 @@ class Boards:
             error.status,
             error.code,
         )
-        self.stopped(board.channel_id)
+        current = self._live.get(board.channel_id)
+        if current is not None and current.board == board:  # not a board that replaced it
+            self.stopped(board.channel_id)
         await service.end_board(self.bot.db, board)
 
     async def _look_for_changes(self) -> None:

@@ -492,6 +492,30 @@ async def test_a_deleted_board_message_ends_the_board_quietly(harness, caplog):
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
 
 
+def unknown_message() -> discord.HTTPException:
+    response = types.SimpleNamespace(status=404, reason="Not Found")
+    return discord.HTTPException(response, {"code": 10008, "message": "Unknown Message"})
+
+
+async def test_an_old_message_found_gone_does_not_end_the_board_that_replaced_it(harness):
+    """A restart resumes a board whose message was deleted meanwhile; the GM starts a new one
+    while the worker's edit of the old one is still on its way. The old one's 404 ends the old
+    board only: the new one stays and is kept current."""
+    await harness.add_character("Roryn", vit=7)
+    old = await start_board(harness)
+    boards = harness.bot.boards
+    old_board = boards.board_of(harness.guild.channel_id)
+    assert old_board is not None and old_board.message_id == old.id
+    [stale] = [live for live in boards._live.values() if live.board == old_board]
+    new = await start_board(harness)  # moved: the live board of the channel is the new one
+    await boards._gone(stale, unknown_message())  # the old edit's answer arrives late
+    current = boards.board_of(harness.guild.channel_id)
+    assert current is not None and current.message_id == new.id
+    assert (await stored_board(harness)).message_id == new.id
+    await harness.run(harness.owner, "damage", character="Roryn", amount=2)
+    await eventually(lambda: "VIT 5/10" in board_text(new), "the new board is still kept")
+
+
 def too_many_requests() -> discord.HTTPException:
     response = types.SimpleNamespace(status=429, reason="Too Many Requests")
     return discord.HTTPException(response, {"code": 0, "message": "You are being rate limited."})
