@@ -17,11 +17,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import bindparam, update
+from sqlalchemy import bindparam, delete, update
 from sqlalchemy.engine import make_url
 
 from bot.db.database import Database
-from bot.db.tables import characters, events, guilds
+from bot.db.tables import boards, characters, events, guilds
 from rules.models import GuildSettings, Sheet
 from rules.names import name_key
 
@@ -154,6 +154,9 @@ async def restore(db: Database, world: World, indexes: set[int]) -> None:
     async with db.engine.begin() as conn:
         for start in range(0, len(rows), CHUNK):
             await conn.execute(stmt, rows[start : start + CHUNK])
+        # A run's boards are in channels of that run's driver: the next run starts without
+        # them, or its bot would resume them and spend its board edits finding them gone.
+        await conn.execute(delete(boards))
 
 
 # --- where the databases live ------------------------------------------------------------------
