@@ -1,4 +1,5 @@
-"""The command schema Discord receives at sync: valid, guild-only, ranges declared (COMMANDS.md)."""
+"""The command schema Discord receives at sync: valid, guild-only, ranges declared
+(docs/commands.md)."""
 
 from __future__ import annotations
 
