@@ -177,7 +177,11 @@ async def serve(bot: Any, token: str, signals: StopSignals) -> None:
 async def _settle_when_ready(bot: Any) -> None:
     """Once the bot has its guilds, what it holds lives as long as it: out of the collector's
     way (bot/loop.py)."""
-    await bot.wait_until_ready()
+    await asyncio.sleep(0)  # bot.start makes its ready event on its first step
+    try:
+        await bot.wait_until_ready()
+    except RuntimeError:  # it never logged in: nothing to settle
+        return
     settle()
 
 
