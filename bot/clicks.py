@@ -133,9 +133,7 @@ async def delete(interaction: Click, button: DeleteButton) -> None:
 async def next_round(interaction: Click, button: NextRoundButton) -> None:
     async def start() -> None:
         result = await table.next_round(interaction.client.db, caller_of(interaction))
-        await replies.deliver(
-            interaction, round_started(result.combat, result.early, result.members)
-        )
+        await replies.deliver(interaction, round_started(result))
 
     await run_click(interaction, start)
 

@@ -79,7 +79,7 @@ class TableCog(commands.Cog, name="Table"):
     @combat.command(name="end", description="GM: end the combat in this channel")
     async def combat_end(self, interaction: Interaction) -> None:
         view = await service.end_combat(interaction.client.db, caller_of(interaction))
-        await replies.deliver(interaction, render.combat_ended(view.combat, view.members))
+        await replies.deliver(interaction, render.combat_ended(view))
 
     @combat.command(name="status", description="The combat in this channel: round and members")
     async def combat_status(self, interaction: Interaction) -> None:
@@ -90,19 +90,15 @@ class TableCog(commands.Cog, name="Table"):
     @app_commands.describe(character=CHARACTER)
     @app_commands.autocomplete(character=character_autocomplete)
     async def combat_add(self, interaction: Interaction, character: CharacterName) -> None:
-        fight, row = await service.join_combat(
-            interaction.client.db, caller_of(interaction), character
-        )
-        await replies.deliver(interaction, render.combat_joined(fight, row.sheet, joined=True))
+        joined = await service.join_combat(interaction.client.db, caller_of(interaction), character)
+        await replies.deliver(interaction, render.combat_joined(joined, joined=True))
 
     @combat.command(name="remove", description="Owner or GM: a character leaves this combat")
     @app_commands.describe(character=CHARACTER)
     @app_commands.autocomplete(character=character_autocomplete)
     async def combat_remove(self, interaction: Interaction, character: CharacterName) -> None:
-        fight, row = await service.leave_combat(
-            interaction.client.db, caller_of(interaction), character
-        )
-        await replies.deliver(interaction, render.combat_joined(fight, row.sheet, joined=False))
+        left = await service.leave_combat(interaction.client.db, caller_of(interaction), character)
+        await replies.deliver(interaction, render.combat_joined(left, joined=False))
 
     # --- the clock ---------------------------------------------------------------------------
 
@@ -110,14 +106,13 @@ class TableCog(commands.Cog, name="Table"):
     @app_commands.default_permissions(GM_ONLY)
     async def round_(self, interaction: Interaction) -> None:
         result = await service.next_round(interaction.client.db, caller_of(interaction))
-        reply = render.round_started(result.combat, result.early, result.members)
-        await replies.deliver(interaction, reply)
+        await replies.deliver(interaction, render.round_started(result))
 
     @app_commands.command(name="day", description="GM: the next in-game day")
     @app_commands.default_permissions(GM_ONLY)
     async def day(self, interaction: Interaction) -> None:
         result = await service.next_day(interaction.client.db, caller_of(interaction))
-        await replies.deliver(interaction, render.day_started(result.day, result.outcomes))
+        await replies.deliver(interaction, render.day_started(result))
 
     # --- Stamina, wounds, quests -------------------------------------------------------------
 
@@ -142,9 +137,8 @@ class TableCog(commands.Cog, name="Table"):
             return
         if character is not None:
             raise RuleError("Give either a character or everyone:true, not both.")
-        outcomes = await service.rest_everyone(bot.db, caller, RestKind(kind))
-        reply = render.outcomes_list(f"Everyone rests · {kind}", outcomes, "Rules: S-9")
-        await replies.deliver(interaction, reply)
+        rested = await service.rest_everyone(bot.db, caller, RestKind(kind))
+        await replies.deliver(interaction, render.everyone_rested(kind, rested))
 
     @app_commands.command(name="wound", description="GM: a CON wound, or its recovery (S-2, S-3)")
     @app_commands.default_permissions(GM_ONLY)

@@ -18,12 +18,14 @@ from bot.render.common import (
     escape,
     fit,
     named,
+    rule_footer,
     stamina,
     truncate,
     vit,
 )
 from bot.render.dice import Faces, die_line, roll_label, roll_text
 from bot.render.reply import Reply
+from bot.services.table import CombatView, DayResult, Membership, RestResult, RoundResult
 from rules.models import EmotionCause, GuildSettings, Sheet
 from rules.outcome import Outcome, bookkeeping, diff
 
@@ -121,61 +123,68 @@ def combat_started(combat: Combat) -> Reply:
     return Reply(embeds=[lines_embed("Combat", lines)])
 
 
-def combat_ended(combat: Combat, members: Sequence[CharacterRow]) -> Reply:
-    lines = [f"**The combat in this channel ends after round {combat.round}.**"]
-    if members:
-        sheets = [row.sheet for row in members]
+def _rules(embed: discord.Embed, settings: GuildSettings, *rules: str) -> discord.Embed:
+    """The rule IDs under a table reply, as under a result: unless `rule_ids` is off."""
+    footer = rule_footer(rules, settings)
+    if footer:
+        embed.set_footer(text=footer)
+    return embed
+
+
+def combat_ended(view: CombatView) -> Reply:
+    lines = [f"**The combat in this channel ends after round {view.combat.round}.**"]
+    if view.members:
+        sheets = [row.sheet for row in view.members]
         verb = "leaves" if len(sheets) == 1 else "leave"
         lines.append(f"{_names(sheets)} {verb} the fight; reactions cost 1 Stamina again.")
-    embed = lines_embed("Combat ended", lines)
-    embed.set_footer(text="Rules: C-2 · S-5")
+    embed = _rules(lines_embed("Combat ended", lines), view.settings, "C-2", "S-5")
     return Reply(embeds=[embed])
 
 
-def combat_joined(combat: Combat, sheet: Sheet, *, joined: bool) -> Reply:
+def combat_joined(membership: Membership, *, joined: bool) -> Reply:
+    sheet, combat = membership.row.sheet, membership.combat
     verb = "joins" if joined else "leaves"
     text = (
         f"**{escape(sheet.name)} {verb} the combat in this channel (round {combat.round}).**\n"
         "Its next reaction costs 1 Stamina."
     )
     reply = sheet_notice("Combat", sheet, text)
-    reply.embeds[0].set_footer(text="Rules: C-2 · S-5")
+    _rules(reply.embeds[0], membership.settings, "C-2", "S-5")
     return reply
 
 
-def round_started(combat: Combat, early: Sequence[str], members: Sequence[Sheet]) -> Reply:
+def round_started(result: RoundResult) -> Reply:
     """C-1, S-4: the early actors of the round that ended, and who must roll now."""
-    acted = ", ".join(escape(name) for name in early) or "nobody"
+    combat = result.combat
+    acted = ", ".join(escape(name) for name in result.early) or "nobody"
     lines = [
         f"**Round {combat.round} begins.**",
         f"Acted early in round {combat.round - 1}: {acted}.",
         "To act before the enemy this round, spend 1 Stamina with /early.",
     ]
-    due = [s for s in members if s.state.is_down]
+    due = [s for s in result.members if s.state.is_down]
     if due:
         lines.append("Recovery rolls due: " + ", ".join(named(s) for s in due) + ".")
     embed = lines_embed(f"Round {combat.round}", lines)
-    embed.set_footer(text="Rules: C-1 · S-4 · R-8")
-    return Reply(embeds=[embed])
+    return Reply(embeds=[_rules(embed, result.settings, "C-1", "S-4", "R-8")])
 
 
-def day_started(day: int, outcomes: Sequence[Outcome]) -> Reply:
+def day_started(result: DayResult) -> Reply:
     """C-4: who changed, and how, one line each."""
-    lines = [f"**Day {day} begins.** Relief is available again and the +3 daily bonus ends."]
-    changed = [o for o in outcomes if o.changes]
+    lines = [f"**Day {result.day} begins.** Relief is available again and the +3 daily bonus ends."]
+    changed = [o for o in result.outcomes if o.changes]
     lines += [_outcome_line(o) for o in changed]
     if not changed:
         lines.append("Nobody had used relief or had the daily bonus: nothing else changes.")
-    embed = lines_embed(f"Day {day}", lines)
-    embed.set_footer(text="Rules: C-4")
-    return Reply(embeds=[embed])
+    embed = lines_embed(f"Day {result.day}", lines)
+    return Reply(embeds=[_rules(embed, result.settings, "C-4")])
 
 
-def outcomes_list(title: str, outcomes: Sequence[Outcome], footer: str) -> Reply:
-    """Several characters changed by one command (`/rest everyone:true`): one line each."""
-    embed = lines_embed(title, [_outcome_line(o) for o in outcomes], "Nobody changed.")
-    embed.set_footer(text=footer)
-    return Reply(embeds=[embed])
+def everyone_rested(kind: str, result: RestResult) -> Reply:
+    """S-9 for every living character (`/rest everyone:true`): one line each."""
+    lines = [_outcome_line(o) for o in result.outcomes]
+    embed = lines_embed(f"Everyone rests · {kind}", lines, "Nobody changed.")
+    return Reply(embeds=[_rules(embed, result.settings, "S-9")])
 
 
 def _outcome_line(outcome: Outcome) -> str:

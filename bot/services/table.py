@@ -25,16 +25,29 @@ from bot.services.base import (
 from bot.services.context import Acted, ActionContext, Caller, Permission, Target
 from rules import emotions, stamina, table
 from rules.errors import RuleError
-from rules.models import RestKind, Sheet
+from rules.models import GuildSettings, RestKind, Sheet
 from rules.outcome import Outcome
 
 NO_COMBAT = "There is no combat in this channel: the GM starts one with /combat start."
+
+
+# Each result carries the guild's settings: its reply names rule IDs unless `rule_ids` is off.
 
 
 @dataclass(frozen=True)
 class CombatView:
     combat: Combat
     members: list[CharacterRow]
+    settings: GuildSettings
+
+
+@dataclass(frozen=True)
+class Membership:
+    """A character joined or left this channel's combat."""
+
+    combat: Combat
+    row: CharacterRow
+    settings: GuildSettings
 
 
 @dataclass(frozen=True)
@@ -42,12 +55,20 @@ class RoundResult:
     combat: Combat  # with the new round number
     early: list[str]  # S-4: who acted early in the round that just ended
     members: list[Sheet]  # as the new round finds them
+    settings: GuildSettings
 
 
 @dataclass(frozen=True)
 class DayResult:
     day: int
     outcomes: list[Outcome]
+    settings: GuildSettings
+
+
+@dataclass(frozen=True)
+class RestResult:
+    outcomes: list[Outcome]
+    settings: GuildSettings
 
 
 async def _save_and_log(
@@ -90,7 +111,7 @@ async def start_combat(db: Database, caller: Caller) -> Combat:
 async def end_combat(db: Database, caller: Caller) -> CombatView:
     """C-1: GM only. S-5: every member leaves it fresh (reaction cost, round flags)."""
     async with db.transaction(caller.guild_id) as uow:
-        await require_gm(uow, caller)
+        settings = await require_gm(uow, caller)
         combat = await _this_combat(uow, caller)
         members = await uow.members(combat.id, lock=True)
         outcomes = [table.join_or_leave_combat(row.sheet, joins=False) for row in members]
@@ -98,14 +119,15 @@ async def end_combat(db: Database, caller: Caller) -> CombatView:
         await _save_and_log(uow, members, outcomes, caller, "combat end", inputs)
         await uow.end_combat(caller.channel_id)
         await uow.log(None, caller.user_id, "combat end", inputs)
-    return CombatView(combat=combat, members=members)
+    return CombatView(combat=combat, members=members, settings=settings)
 
 
 async def combat_status(db: Database, caller: Caller) -> CombatView:
     """Anyone in the guild."""
     async with db.transaction(caller.guild_id, read_only=True) as uow:
         combat = await _this_combat(uow, caller)
-        return CombatView(combat=combat, members=await uow.members(combat.id))
+        members = await uow.members(combat.id)
+        return CombatView(combat=combat, members=members, settings=await uow.settings())
 
 
 async def _membership(
@@ -120,17 +142,18 @@ async def _membership(
     return CharacterRow(row.id, row.guild_id, outcome.after)
 
 
-async def join_combat(db: Database, caller: Caller, name: Target) -> tuple[Combat, CharacterRow]:
+async def join_combat(db: Database, caller: Caller, name: Target) -> Membership:
     """Owner or GM (P-4); C-2: in at most one combat (refused by the unit of work)."""
     async with db.transaction(caller.guild_id) as uow:
         row = await lookup(uow, caller, name, Permission.OWNER_OR_GM)
         combat = await _this_combat(uow, caller)
         await uow.add_member(combat.id, row.id)
         row = await _membership(uow, caller, row, "combat add", joins=True)
-    return combat, row
+        settings = await uow.settings()
+    return Membership(combat, row, settings)
 
 
-async def leave_combat(db: Database, caller: Caller, name: Target) -> tuple[Combat, CharacterRow]:
+async def leave_combat(db: Database, caller: Caller, name: Target) -> Membership:
     """Owner or GM (P-4): leave this channel's combat."""
     async with db.transaction(caller.guild_id) as uow:
         row = await lookup(uow, caller, name, Permission.OWNER_OR_GM)
@@ -143,7 +166,8 @@ async def leave_combat(db: Database, caller: Caller, name: Target) -> tuple[Comb
             )
         await uow.remove_member(combat.id, row.id)
         row = await _membership(uow, caller, row, "combat remove", joins=False)
-    return combat, row
+        settings = await uow.settings()
+    return Membership(combat, row, settings)
 
 
 # --- the clock -------------------------------------------------------------------------------
@@ -167,20 +191,21 @@ async def next_round(db: Database, caller: Caller) -> RoundResult:
         combat=Combat(id=combat.id, channel_id=combat.channel_id, round=number),
         early=early,
         members=[o.after for o in outcomes],
+        settings=settings,
     )
 
 
 async def next_day(db: Database, caller: Caller) -> DayResult:
     """C-4: GM only; every character of the guild."""
     async with db.transaction(caller.guild_id) as uow:
-        await require_gm(uow, caller)
+        settings = await require_gm(uow, caller)
         day = await uow.day() + 1
         rows = await uow.characters(lock=True)
         outcomes = table.new_day([row.sheet for row in rows])
         await uow.set_day(day)
         await _save_and_log(uow, rows, outcomes, caller, "day", {"day": day})
         await uow.log(None, caller.user_id, "day", {"day": day})
-    return DayResult(day=day, outcomes=outcomes)
+    return DayResult(day=day, outcomes=outcomes, settings=settings)
 
 
 # --- Stamina, wounds, quests -----------------------------------------------------------------
@@ -206,11 +231,11 @@ async def rest(
     )
 
 
-async def rest_everyone(db: Database, caller: Caller, kind: RestKind) -> list[Outcome]:
+async def rest_everyone(db: Database, caller: Caller, kind: RestKind) -> RestResult:
     """S-9: every living character of the guild (GM, P-3)."""
     inputs = {"kind": kind.value, "everyone": True}
     async with db.transaction(caller.guild_id) as uow:
-        await require_gm(uow, caller)
+        settings = await require_gm(uow, caller)
         rows = await uow.characters(lock=True)
         outcomes = stamina.rest_all([row.sheet for row in rows], kind)
         if not outcomes:
@@ -219,7 +244,7 @@ async def rest_everyone(db: Database, caller: Caller, kind: RestKind) -> list[Ou
                 "with /character revive."
             )
         await _save_and_log(uow, rows, outcomes, caller, "rest", inputs)
-    return outcomes
+    return RestResult(outcomes, settings)
 
 
 async def wound(

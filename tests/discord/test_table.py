@@ -155,6 +155,27 @@ async def test_combat_end_names_who_leaves_S_5(harness):
     ]
 
 
+async def test_the_tables_replies_name_their_rules_unless_rule_ids_is_off(harness):
+    """Rounds, days, combat and everyone's rest: their rule IDs under the reply, as under a
+    result, and none when the GM turned them off."""
+    await harness.add_character("Roryn")
+    commands = [
+        ("combat start", {}, None),
+        ("combat add", {"character": "Roryn"}, "Rules: C-2 · S-5"),
+        ("round", {}, "Rules: C-1 · S-4 · R-8"),
+        ("combat remove", {"character": "Roryn"}, "Rules: C-2 · S-5"),
+        ("combat end", {}, "Rules: C-2 · S-5"),
+        ("day", {}, "Rules: C-4"),
+        ("rest", {"kind": "short", "everyone": True}, "Rules: S-9"),
+    ]
+    for rule_ids in ("footer", "off"):
+        await harness.run(harness.gm, "settings set", rule_ids=rule_ids)
+        for command, options, footer in commands:
+            embed = public(await harness.run(harness.gm, command, **options))
+            shown = embed.get("footer", {}).get("text")
+            assert shown == (footer if rule_ids == "footer" else None), (command, shown)
+
+
 # --- /round ----------------------------------------------------------------------------------
 
 
