@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import discord
 
 from bot import replies
+from bot.cogs.common import send_acted
 from bot.failures import (
     EXPIRED,
     EXPIRED_OUTCOME,
@@ -19,7 +20,7 @@ from bot.failures import (
 )
 from bot.lifecycle import admitted
 from bot.logs import log_command
-from bot.people import caller_of, faces_for
+from bot.people import caller_of
 from bot.render.buttons import (
     DeleteButton,
     Expired,
@@ -29,12 +30,14 @@ from bot.render.buttons import (
     RecoveryButton,
     handles,
 )
-from bot.render.common import INFO_COLOUR, escape
 from bot.render.odds import odds_reply
-from bot.render.outcome import outcome_reply
-from bot.render.reply import Reply
-from bot.render.sheet import sheet_reply
-from bot.render.table import round_started, sheet_notice
+from bot.render.sheet import (
+    delete_answered,
+    delete_cancelled,
+    deleted_notice,
+    sheet_reply,
+)
+from bot.render.table import round_started
 from bot.services import play, sheet, table
 from bot.shards import served
 from rules.errors import RuleError
@@ -81,13 +84,7 @@ async def recovery_roll(interaction: Click, button: RecoveryButton) -> None:
             faces=None,
             seen=(button.vit, button.res),
         )
-        reply = outcome_reply(
-            acted.outcome,
-            character_id=acted.character_id,
-            settings=acted.settings,
-            faces=faces_for(interaction),
-        )
-        await replies.deliver(interaction, reply)
+        await send_acted(interaction, acted)  # posted exactly as /recover posts it
 
     await run_click(interaction, roll)
 
@@ -115,15 +112,11 @@ async def delete(interaction: Click, button: DeleteButton) -> None:
             return EXPIRED_OUTCOME
         bot = interaction.client
         if button.action == "cancel":
-            await replies.update(interaction, Reply(content="Nothing was deleted."))
+            await replies.update(interaction, delete_cancelled())
             return None
         gone = await sheet.delete_character(bot.db, caller_of(interaction), button.character_id)
-        await replies.update(interaction, Reply(content=f"Deleted **{escape(gone.name)}**."))
-        text = (
-            f"**{escape(gone.name)} leaves the table: deleted.**\n"
-            "Its history stays in the log (the GM's /history)."
-        )
-        await replies.deliver(interaction, sheet_notice("Deleted", gone, text, colour=INFO_COLOUR))
+        await replies.update(interaction, delete_answered(gone))
+        await replies.deliver(interaction, deleted_notice(gone))
         return None
 
     await run_click(interaction, answer)

@@ -155,6 +155,15 @@ class GuildSettings(BaseModel):
         return value.strip()
 
 
+def vitality_state(vit: int, res: int) -> State:
+    """V-1..V-4: the state that VIT and RES alone make."""
+    if vit > 0:
+        return State.UP
+    if res + vit <= 0:
+        return State.DYING
+    return State.UNCONSCIOUS if vit == 0 else State.CRITICAL
+
+
 class Sheet(BaseModel):
     """One character, every field within its range. Immutable: every action returns a new
     sheet."""
@@ -229,13 +238,7 @@ class Sheet(BaseModel):
             return State.DEAD
         if self.retired:
             return State.RETIRED
-        if self.vit > 0:
-            return State.UP
-        if self.res + self.vit <= 0:
-            return State.DYING
-        if self.vit == 0:
-            return State.UNCONSCIOUS
-        return State.CRITICAL
+        return vitality_state(self.vit, self.res)
 
     @property
     def recovery_dice(self) -> int:

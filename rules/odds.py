@@ -11,7 +11,7 @@ from fractions import Fraction
 from math import comb
 
 from rules.errors import RuleError
-from rules.models import CriticalBleed, DeathRule, GuildSettings, Sheet, State
+from rules.models import CriticalBleed, DeathRule, GuildSettings, Sheet, State, vitality_state
 from rules.vitality import advantage_applies
 
 MAX_SPIRAL_ROLLS = 50
@@ -92,11 +92,10 @@ class SpiralStep:
 
 def _state_at(vit: int, res: int, stress: int) -> State:
     """V-1..V-4 for a new VIT; E-7: waking with Stress ≥ VIT means retiring."""
-    if vit > 0:
-        return State.RETIRED if stress > 0 and stress >= vit else State.UP
-    if res + vit <= 0:
-        return State.DYING
-    return State.UNCONSCIOUS if vit == 0 else State.CRITICAL
+    state = vitality_state(vit, res)
+    if state is State.UP and 0 < stress >= vit:
+        return State.RETIRED
+    return state
 
 
 def _wake_label(vit: int, state: State) -> str:

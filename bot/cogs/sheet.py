@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
-import re
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, Literal
 
@@ -33,10 +32,16 @@ from bot.cogs.common import (
 )
 from bot.people import caller_of
 from bot.render.buttons import DeleteButton, view_of
-from bot.render.common import escape
-from bot.render.reply import Reply
-from bot.render.sheet import created_reply, imported_reply, sheet_reply
-from bot.render.table import character_list, sheet_notice
+from bot.render.sheet import (
+    created_reply,
+    delete_question,
+    delete_unanswered,
+    export_reply,
+    imported_reply,
+    selected_notice,
+    sheet_reply,
+)
+from bot.render.table import character_list
 from bot.services import sheet as service
 from rules.errors import RuleError
 from rules.names import MAX_NAME
@@ -60,12 +65,6 @@ DESCRIBE_SHEET = {
 
 def _con_size(con: str | None) -> int | None:
     return None if con is None else int(con.removeprefix("d"))
-
-
-def filename(name: str) -> str:
-    """A safe attachment name: `Roryn.json`."""
-    stem = re.sub(r"[^A-Za-z0-9_-]+", "_", name).strip("_") or "character"
-    return f"{stem[:32]}.json"
 
 
 async def read_attachment(attachment: discord.Attachment) -> bytes:
@@ -151,11 +150,7 @@ class SheetCog(commands.GroupCog, group_name="character", group_description="Cha
         row = await service.select_character(
             interaction.client.db, caller_of(interaction), character
         )
-        text = (
-            f"**{escape(row.sheet.name)} is now your active character:** commands without "
-            "`character` act on it."
-        )
-        await replies.deliver(interaction, sheet_notice("Selected", row.sheet, text, private=True))
+        await replies.deliver(interaction, selected_notice(row.sheet))
 
     @app_commands.command(name="edit", description="Owner or GM: change fields that are not state")
     @app_commands.describe(
@@ -243,18 +238,16 @@ class SheetCog(commands.GroupCog, group_name="character", group_description="Cha
         caller = caller_of(interaction)
         row = await service.check_delete(interaction.client.db, caller, character)
         until = int(interaction.client.clock().timestamp() + self.confirm_seconds)
-        name = escape(row.sheet.name)
         view = view_of(
             DeleteButton("confirm", row.id, caller.user_id, until),
             DeleteButton("cancel", row.id, caller.user_id, until),
         )
-        question = f"Delete **{name}** for good? Its history stays in the log."
-        await replies.deliver(interaction, Reply(content=question, view=view, ephemeral=True))
+        await replies.deliver(interaction, delete_question(row.sheet, view))
 
         async def time_out() -> None:
             with contextlib.suppress(discord.HTTPException):  # answered or dismissed already
                 await interaction.edit_original_response(
-                    content=f"No answer: **{name}** was kept.", view=None
+                    content=delete_unanswered(row.sheet), view=None
                 )
 
         _detached(self.confirm_seconds, time_out)
@@ -284,9 +277,7 @@ class SheetCog(commands.GroupCog, group_name="character", group_description="Cha
         sheet, data = await service.export_character(
             interaction.client.db, caller_of(interaction), character
         )
-        text = f"**{escape(sheet.name)}**'s sheet. Bring it back with /character import."
-        reply = Reply(content=text, files=[(filename(sheet.name), data)], ephemeral=True)
-        await replies.deliver(interaction, reply)
+        await replies.deliver(interaction, export_reply(sheet, data))
 
     @app_commands.command(name="import", description="A new character from an exported JSON file")
     @app_commands.describe(file="A .json file made by /character export")

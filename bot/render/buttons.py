@@ -15,6 +15,8 @@ from typing import Any, ClassVar, Self, TypeVar
 
 import discord
 
+from rules.models import State, vitality_state
+
 Handler = Callable[[discord.Interaction[Any], Any], Awaitable[None]]
 _HANDLERS: dict[type, Handler] = {}
 B = TypeVar("B", bound="LastGaspButton")
@@ -65,7 +67,7 @@ class RecoveryButton(
 
     def __init__(self, character_id: int, vit: int, res: int) -> None:
         self.character_id, self.vit, self.res = character_id, vit, res
-        last_gasp = res + min(vit, 0) <= 0
+        last_gasp = vitality_state(vit, res) is State.DYING
         super().__init__(
             _button(
                 "Roll the Last Gasp" if last_gasp else "Recovery roll",

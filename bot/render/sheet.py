@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import discord
 
-from bot.render.common import STATE_COLOURS, count, emotion, escape, fit, named, signed
+from bot.render.common import (
+    INFO_COLOUR,
+    STATE_COLOURS,
+    count,
+    emotion,
+    escape,
+    fit,
+    named,
+    signed,
+)
 from bot.render.reply import Reply
+from bot.render.table import sheet_notice
 from rules.condition import DOWN_RULES, injury
 from rules.emotion_texts import breakdown_line
 from rules.models import Emotion, Sheet, State
@@ -114,3 +125,54 @@ def sheet_reply(
     sheet: Sheet, *, title: str | None = None, headline: str | None = None, private: bool = False
 ) -> Reply:
     return Reply(embeds=[sheet_embed(sheet, title=title, headline=headline)], ephemeral=private)
+
+
+def selected_notice(sheet: Sheet) -> Reply:
+    text = (
+        f"**{escape(sheet.name)} is now your active character:** commands without "
+        "`character` act on it."
+    )
+    return sheet_notice("Selected", sheet, text, private=True)
+
+
+def export_filename(name: str) -> str:
+    """A safe attachment name: `Roryn.json`."""
+    stem = re.sub(r"[^A-Za-z0-9_-]+", "_", name).strip("_") or "character"
+    return f"{stem[:32]}.json"
+
+
+def export_reply(sheet: Sheet, data: bytes) -> Reply:
+    """P-6: the sheet as a file, for the one who asked."""
+    text = f"**{escape(sheet.name)}**'s sheet. Bring it back with /character import."
+    return Reply(content=text, files=[(export_filename(sheet.name), data)], ephemeral=True)
+
+
+# --- deleting: a private question with two buttons, then the table is told --------------------
+
+
+def delete_question(sheet: Sheet, view: discord.ui.View) -> Reply:
+    text = f"Delete **{escape(sheet.name)}** for good? Its history stays in the log."
+    return Reply(content=text, view=view, ephemeral=True)
+
+
+def delete_unanswered(sheet: Sheet) -> str:
+    """What the question becomes when nobody pressed a button in time."""
+    return f"No answer: **{escape(sheet.name)}** was kept."
+
+
+def delete_cancelled() -> Reply:
+    return Reply(content="Nothing was deleted.")
+
+
+def delete_answered(sheet: Sheet) -> Reply:
+    """What the question becomes once the character is deleted."""
+    return Reply(content=f"Deleted **{escape(sheet.name)}**.")
+
+
+def deleted_notice(sheet: Sheet) -> Reply:
+    """The channel's notice: the character leaves the table."""
+    text = (
+        f"**{escape(sheet.name)} leaves the table: deleted.**\n"
+        "Its history stays in the log (the GM's /history)."
+    )
+    return sheet_notice("Deleted", sheet, text, colour=INFO_COLOUR)
