@@ -8,7 +8,6 @@ everywhere.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from fractions import Fraction
 from typing import NamedTuple
 
 from rules.emotion_texts import BREAKDOWN_EFFECTS, breakdown_line
@@ -32,11 +31,12 @@ BADLY_INJURED = Injury(-8, -2, "-8 on Action Rolls, -2 on Reaction Rolls")
 
 
 def injury(sheet: Sheet) -> Injury:
-    """H-3, with exact fractions so that 30% and 60% fall where the rule says."""
-    lost = Fraction(sheet.max_vit - max(sheet.vit, 0), sheet.max_vit)
-    if lost < Fraction(3, 10):
+    """H-3, in whole numbers so that 30% and 60% fall exactly where the rule says:
+    lost / max VIT < 3/10 is 10 × lost < 3 × max VIT (max VIT is at least 1)."""
+    lost, most = sheet.max_vit - max(sheet.vit, 0), sheet.max_vit
+    if 10 * lost < 3 * most:
         return NO_INJURY
-    if lost <= Fraction(6, 10):
+    if 10 * lost <= 6 * most:
         return INJURED
     return BADLY_INJURED
 

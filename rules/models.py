@@ -155,6 +155,11 @@ class GuildSettings(BaseModel):
         return value.strip()
 
 
+# Each emotion's field, read on every validation and every reply: a plain dict, not the enum's
+# iterator and `.value` property.
+_EMOTION_FIELDS: dict[Emotion, str] = {emotion: emotion.value for emotion in Emotion}
+
+
 def vitality_state(vit: int, res: int) -> State:
     """V-1..V-4: the state that VIT and RES alone make."""
     if vit > 0:
@@ -210,10 +215,11 @@ class Sheet(BaseModel):
             raise ValueError(
                 f"Stamina {_short(self.stamina)} is above its maximum {self.max_stamina}"
             )
-        for emotion in Emotion:
-            if self.stack(emotion) > self.threshold:
+        fields = self.__dict__
+        for emotion, field in _EMOTION_FIELDS.items():
+            if fields[field] > self.threshold:
                 raise ValueError(
-                    f"{emotion.label} {_short(self.stack(emotion))} is above the threshold "
+                    f"{emotion.label} {_short(fields[field])} is above the threshold "
                     f"{self.threshold}"
                 )
         return self
@@ -251,7 +257,7 @@ class Sheet(BaseModel):
         return 0
 
     def stack(self, emotion: Emotion) -> int:
-        value: int = getattr(self, emotion.value)
+        value: int = self.__dict__[_EMOTION_FIELDS[emotion]]
         return value
 
     @property

@@ -125,8 +125,29 @@ def rule_footer(rules: Sequence[str], settings: GuildSettings | None) -> str | N
     return "Rules: " + " · ".join(telling[:3])
 
 
+def _fits(embed: discord.Embed) -> bool:
+    """Inside every limit already, as nearly every reply is: nothing to rebuild."""
+    fields = embed.fields
+    return (
+        len(embed.title or "") <= TITLE_LIMIT
+        and len(embed.description or "") <= DESCRIPTION_LIMIT
+        and len(embed.footer.text or "") <= FOOTER_LIMIT
+        and len(fields) <= FIELDS_LIMIT
+        and all(
+            f.name
+            and f.value
+            and len(f.name) <= FIELD_NAME_LIMIT
+            and len(f.value) <= FIELD_VALUE_LIMIT
+            for f in fields
+        )
+        and len(embed) <= EMBED_TOTAL_LIMIT
+    )
+
+
 def fit(embed: discord.Embed) -> discord.Embed:
     """Keep an embed inside Discord's limits: cut fields past 25 and the longest texts last."""
+    if _fits(embed):
+        return embed
     if embed.title:
         embed.title = truncate(embed.title, TITLE_LIMIT)
     if embed.description:
