@@ -19,12 +19,16 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
+# Made once: json.dumps builds a new encoder on every call that passes options.
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
 def dumps(value: Any) -> str:
     """The JSON text of a JSON column: compact, non-ASCII kept as it is. A sheet (a pydantic
     model) is written by pydantic, the same text in fewer microseconds."""
     if isinstance(value, BaseModel):
         return value.model_dump_json()
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return _ENCODER.encode(value)
 
 
 _ROLL_KINDS: dict[str, type[NarateerRoll] | type[NumericRoll]] = {
