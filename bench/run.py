@@ -14,6 +14,7 @@ import contextlib
 import cProfile
 import io
 import logging
+import math
 import os
 import platform
 import pstats
@@ -353,9 +354,20 @@ def machine() -> str:
     )
 
 
+# The 1e-9 keeps a figure that is exactly on a step (0.29 is 28.999…/100 in floating point)
+# on that step.
+def _down(x: float) -> str:
+    return f"{math.floor(x * 100 + 1e-9) / 100:.2f}"
+
+
+def _up(x: float, places: int = 2) -> str:
+    return f"{math.ceil(x * 10**places - 1e-9) / 10**places:.{places}f}"
+
+
 def summary(plan: Plan, results: Results) -> str:
     """The closing line: bot ÷ baseline at the headline C, the worst bot p99 there, and the
-    per-command time at the largest size ÷ the smallest."""
+    per-command time at the largest size ÷ the smallest. Each figure is rounded away from its
+    target (ratios down, p99 and scale up), so that a miss never prints as a pass."""
     c = max(plan.concurrency)
     small, large = plan.characters[0], plan.characters[-1]
     parts = []
@@ -366,7 +378,7 @@ def summary(plan: Plan, results: Results) -> str:
         if bot is None or floor is None:
             parts.append(f"{backend}=skipped")
             continue
-        parts.append(f"{backend}={bot.rate / floor.rate:.2f}")
+        parts.append(f"{backend}={_down(bot.rate / floor.rate)}")
         p99s.append(bot.p99_ms)
     scale = [
         results.bot[(b, large, c)].per_command_ms / results.bot[(b, small, c)].per_command_ms
@@ -374,14 +386,14 @@ def summary(plan: Plan, results: Results) -> str:
         if (b, large, c) in results.bot and (b, small, c) in results.bot
     ]
     line = "bot/baseline " + " ".join(parts)
-    line += f" p99_ms={max(p99s):.0f}" if p99s else ""
-    line += f" scale={max(scale):.2f}" if scale and large != small else ""
+    line += f" p99_ms={_up(max(p99s), 0)}" if p99s else ""
+    line += f" scale={_up(max(scale))}" if scale and large != small else ""
     boards = [
         results.boards[(b, small, c)].rate / results.unboarded[(b, small, c)].rate
         for b in BACKENDS
         if (b, small, c) in results.boards and (b, small, c) in results.unboarded
     ]
-    line += f" boards={min(boards):.2f}" if boards else ""
+    line += f" boards={_down(min(boards))}" if boards else ""
     return line
 
 
