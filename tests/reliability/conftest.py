@@ -20,19 +20,17 @@ import contextlib
 import logging
 import os
 import random
-import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy.engine import make_url
 
 from bot.app import create_bot
 from bot.db.engine import READ_ONLY
 from bot.db.tables import metadata
 from bot.offline import OfflineDriver, Request, Result
-from tests.discord.conftest import Harness
+from tests.discord.conftest import Harness, postgres_database
 from tests.spec_validation import Validator
 
 PG_SERVER = os.environ.get("TEST_DATABASE_URL")
@@ -45,25 +43,6 @@ BACKENDS = [
 
 ANSWERS = (4, 5, 8)  # the callback types that answer a command or an autocomplete
 CLICK_ANSWERS = (4, 5, 6, 7)  # and a click: also an update of the clicked message (6, 7)
-
-
-@contextlib.asynccontextmanager
-async def postgres_database(server_url: str) -> AsyncIterator[str]:
-    """A fresh database on the test server (the bot takes a URL, not a search_path), dropped
-    afterwards even when the test fails."""
-    import asyncpg
-
-    name = f"lastgasp_rel_{uuid.uuid4().hex[:12]}"
-    dsn = make_url(server_url).set(drivername="postgresql").render_as_string(hide_password=False)
-    admin = await asyncpg.connect(dsn)
-    try:
-        await admin.execute(f'CREATE DATABASE "{name}"')
-        try:
-            yield make_url(server_url).set(database=name).render_as_string(hide_password=False)
-        finally:
-            await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    finally:
-        await admin.close()
 
 
 @contextlib.asynccontextmanager
