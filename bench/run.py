@@ -109,7 +109,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--profile",
         metavar="FILE",
-        help="cProfile the first SQLite bot run; print the top functions, save stats to FILE",
+        help="cProfile the first database's bot runs at the smallest size; print the top "
+        "functions, save stats to FILE",
     )
     return parser.parse_args(argv)
 
@@ -252,7 +253,8 @@ async def run(plan: Plan) -> Results:
                     for n in sizes:
                         world = World(plan.guilds, n)
                         await restored(urls[n], world, dirty[n])
-                        use = profiler if backend == "sqlite" and n == sizes[0] else None
+                        profiled = backend == plan.backends[0] and n == sizes[0]
+                        use = profiler if profiled else None
                         figures = await bot_run(urls[n], world, plan, backend, c, use)
                         for count, seed_of in (
                             (plan.warmup, SEED + 1),
@@ -307,11 +309,11 @@ async def run(plan: Plan) -> Results:
             for (n, c), runs in unboarded.items():
                 results.unboarded[(backend, n, c)] = best(runs)
     if profiler is not None:
-        report_profile(profiler, plan.profile)
+        report_profile(profiler, plan.profile, plan.backends[0])
     return results
 
 
-def report_profile(profiler: cProfile.Profile, path: str | None) -> None:
+def report_profile(profiler: cProfile.Profile, path: str | None, backend: str) -> None:
     """Where the main thread's time goes, by package, then the top functions."""
     if path:
         profiler.dump_stats(path)
@@ -321,7 +323,7 @@ def report_profile(profiler: cProfile.Profile, path: str | None) -> None:
         key = package_of(filename, function)
         by_package[key] = by_package.get(key, 0.0) + own
     total = sum(by_package.values()) or 1.0
-    print("\n--- profile of the SQLite bot runs (main thread), own time by package ---")
+    print(f"\n--- profile of the {backend} bot runs (main thread), own time by package ---")
     for key, seconds in sorted(by_package.items(), key=lambda kv: -kv[1])[:15]:
         print(f"  {seconds:7.2f} s {100 * seconds / total:5.1f} %  {key}")
     out = io.StringIO()
