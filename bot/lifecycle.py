@@ -41,7 +41,8 @@ class InFlight:
 
     def __init__(self) -> None:
         self.draining = False
-        self._tasks: dict[asyncio.Task[Any], str] = {}  # task -> what it handles, for the log
+        # task -> what it handles, for the log: a name, or what tells it (read only if logged)
+        self._tasks: dict[asyncio.Task[Any], str | Callable[[], str]] = {}
 
     def __len__(self) -> int:
         return len(self._tasks)
@@ -50,14 +51,14 @@ class InFlight:
         """From now on every new interaction is told the bot is restarting."""
         self.draining = True
 
-    def track(self, task: asyncio.Task[Any] | None, what: str = "") -> None:
+    def track(self, task: asyncio.Task[Any] | None, what: str | Callable[[], str] = "") -> None:
         if task is None or task.done() or task in self._tasks:
             return
         self._tasks[task] = what or task.get_name()
         task.add_done_callback(self._discard)
 
     def running(self) -> list[str]:
-        return sorted(self._tasks.values())
+        return sorted(what() if callable(what) else what for what in self._tasks.values())
 
     async def drain(self, timeout: float, hurry: asyncio.Event | None = None) -> int:
         """Refuse new interactions, wait up to `timeout` s (or until `hurry` is set) for those
@@ -100,7 +101,7 @@ async def admitted(interaction: discord.Interaction) -> bool:
     inflight: InFlight | None = getattr(interaction.client, "inflight", None)
     if inflight is None:
         return True
-    inflight.track(asyncio.current_task(), command_name(interaction))
+    inflight.track(asyncio.current_task(), lambda: command_name(interaction))
     if not inflight.draining:
         return True
     try:
