@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import discord
@@ -64,22 +65,40 @@ def leaf_options(interaction: discord.Interaction[Any]) -> list[dict[str, Any]]:
         return []
 
 
-# A command's declared options, read once: discord.py builds its Parameter objects anew on
-# every access, and every interaction is checked here.
+@dataclass(frozen=True, slots=True)
+class _Declared:
+    """One declared option, read once from discord.py's Parameter (whose properties delegate,
+    and whose `choices` copies its list, on every access)."""
+
+    name: str
+    type: _Type
+    type_value: int  # as the payload gives it
+    choices: tuple[object, ...] | None  # the allowed values, when the option has choices
+    low: float | None  # min_value: a string's shortest length, an integer's least value
+    high: float | None
+
+    @classmethod
+    def of(cls, param: app_commands.Parameter) -> _Declared:
+        choices = tuple(c.value for c in param.choices) if param.choices else None
+        kind = param.type
+        return cls(param.display_name, kind, kind.value, choices, param.min_value, param.max_value)
+
+
+# A command's declared options (by name) and its required ones, read once: every interaction
+# is checked here.
 _DECLARATIONS: weakref.WeakKeyDictionary[
-    app_commands.Command[Any, ..., Any],
-    tuple[dict[str, app_commands.Parameter], tuple[str, ...]],
+    app_commands.Command[Any, ..., Any], tuple[dict[str, _Declared], tuple[str, ...]]
 ] = weakref.WeakKeyDictionary()
 
 
 def _declared(
     command: app_commands.Command[Any, ..., Any],
-) -> tuple[dict[str, app_commands.Parameter], tuple[str, ...]]:
+) -> tuple[dict[str, _Declared], tuple[str, ...]]:
     found = _DECLARATIONS.get(command)
     if found is None:
         params = command.parameters
         found = (
-            {p.display_name: p for p in params},
+            {p.display_name: _Declared.of(p) for p in params},
             tuple(p.display_name for p in params if p.required),
         )
         _DECLARATIONS[command] = found
@@ -111,7 +130,7 @@ def problem(interaction: discord.Interaction[Any]) -> str | None:
         given.add(name)
         if autocomplete and option.get("focused"):
             # Any partial text, but of the declared type (discord.py reads it by that type).
-            if option.get("type") != param.type.value or "value" not in option:
+            if option.get("type") != param.type_value or "value" not in option:
                 return _not_as_declared(name)
             continue
         found = _problem(param, option, resolved)
@@ -140,9 +159,9 @@ def _shown(value: object) -> str:
     return str(value).replace("`", "'")[:40]
 
 
-def _problem(param: app_commands.Parameter, option: dict[str, Any], resolved: Any) -> str | None:
-    name = param.display_name
-    if option.get("type") != param.type.value or "value" not in option:
+def _problem(param: _Declared, option: dict[str, Any], resolved: Any) -> str | None:
+    name = param.name
+    if option.get("type") != param.type_value or "value" not in option:
         return _not_as_declared(name)
     value = option["value"]
     wrong = _wrong_type(param.type, value)
@@ -189,16 +208,14 @@ def _wrong_type(kind: _Type, value: object) -> str | None:
     return None
 
 
-def _out_of_bounds(param: app_commands.Parameter, value: Any) -> str | None:
-    name = param.display_name
-    if param.choices:
-        allowed = [choice.value for choice in param.choices]
-        if value not in allowed:
-            return _choice(allowed, name)
+def _out_of_bounds(param: _Declared, value: Any) -> str | None:
+    name = param.name
+    if param.choices is not None and value not in param.choices:
+        return _choice(param.choices, name)
     if param.type is _Type.string:
-        return _length(value, param.min_value, param.max_value, name)
+        return _length(value, param.low, param.high, name)
     if param.type is _Type.integer:
-        return _range(value, param.min_value, param.max_value, name)
+        return _range(value, param.low, param.high, name)
     return None
 
 

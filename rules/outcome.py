@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cached_property
 
 from pydantic import BaseModel, ConfigDict
@@ -11,10 +12,10 @@ from rules.models import Emotion, Sheet
 from rules.rolls import Roll
 
 
-class Change(BaseModel):
-    """One field as a player reads it: `VIT 1 → -1`."""
-
-    model_config = ConfigDict(frozen=True)
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One field as a player reads it: `VIT 1 → -1`. (A plain record: every reply makes a
+    few, and a model's validation would cost more than the rest of the diff.)"""
 
     label: str
     before: str
@@ -60,7 +61,9 @@ class Outcome(BaseModel):
     def state_change(self) -> Change | None:
         """V-7: `Up → Critical`, or None when the state stayed."""
         before, after = self.before.state, self.after.state
-        return None if before is after else Change(label="", before=before, after=after)
+        if before is after:
+            return None
+        return Change(label="", before=before.value, after=after.value)
 
 
 def _signed(n: int) -> str:
@@ -132,14 +135,28 @@ def changed_fields(before: Sheet, after: Sheet) -> set[str]:
     return {key for key, value in old.items() if new[key] != value}
 
 
-def _rows(rows: tuple[Row, ...], before: Sheet, after: Sheet) -> list[Change]:
+def _by_field(rows: tuple[Row, ...]) -> dict[str, tuple[int, ...]]:
+    """The rows each sheet field is written in (their positions), so that a diff looks only at
+    the rows of the fields that changed."""
+    index: dict[str, list[int]] = {}
+    for position, (_, sources, _) in enumerate(rows):
+        for field in sources:
+            index.setdefault(field, []).append(position)
+    return {field: tuple(positions) for field, positions in index.items()}
+
+
+_VISIBLE_BY_FIELD = _by_field(VISIBLE)
+_BOOKKEEPING_BY_FIELD = _by_field(BOOKKEEPING)
+
+
+def _rows(
+    rows: tuple[Row, ...], by_field: dict[str, tuple[int, ...]], before: Sheet, after: Sheet
+) -> list[Change]:
     touched = changed_fields(before, after)
-    if not touched:
-        return []
+    positions = sorted({p for field in touched for p in by_field.get(field, ())})
     changed = []
-    for label, sources, show in rows:
-        if touched.isdisjoint(sources):
-            continue
+    for position in positions:
+        label, _, show = rows[position]
         old, new = show(before), show(after)
         if old != new:
             changed.append(Change(label=label, before=old, after=new))
@@ -148,11 +165,11 @@ def _rows(rows: tuple[Row, ...], before: Sheet, after: Sheet) -> list[Change]:
 
 def diff(before: Sheet, after: Sheet) -> list[Change]:
     """Every visible difference (U-2), VIT and State first."""
-    return _rows(VISIBLE, before, after)
+    return _rows(VISIBLE, _VISIBLE_BY_FIELD, before, after)
 
 
 def bookkeeping(before: Sheet, after: Sheet) -> list[Change]:
-    return _rows(BOOKKEEPING, before, after)
+    return _rows(BOOKKEEPING, _BOOKKEEPING_BY_FIELD, before, after)
 
 
 def is_change(before: Sheet | None, after: Sheet | None) -> bool:

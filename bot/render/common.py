@@ -3,6 +3,7 @@ limits."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from fractions import Fraction
 from functools import lru_cache
@@ -63,9 +64,17 @@ def colour_name(value: int) -> str:
     return COLOUR_NAMES.get(value, f"#{value:06x}")
 
 
+# What discord.py's escapes look for: a mention's @, a markdown character, a quote, heading,
+# link or list item. Text without any (most headlines) comes back as it is, without running
+# their regular expressions on it.
+_MAY_ESCAPE = re.compile(r"[@_\\~|*`>#\[]|^\s*-", re.MULTILINE)
+
+
 @lru_cache(maxsize=4096)  # the same names come back in every reply
 def escape(text: str) -> str:
     """A user-supplied name or text, shown literally: no formatting, no mention."""
+    if _MAY_ESCAPE.search(text) is None:
+        return text
     return discord.utils.escape_markdown(discord.utils.escape_mentions(text))
 
 
