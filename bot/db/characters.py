@@ -14,16 +14,24 @@ from bot.db.records import Actor, CharacterRow, Combat
 from bot.db.tables import active_characters, characters, combat_members
 from bot.db.writes import (
     SAVE_CHARACTER,
+    SAVE_SHEET,
     Target,
     actor_params,
     load_actor,
     new_character_values,
+    row_keys,
     save_params,
 )
 from rules.models import Sheet, State
 from rules.names import name_key
 
-_COLUMNS = (characters.c.id, characters.c.sheet, characters.c.version, characters.c.name_key)
+_COLUMNS = (
+    characters.c.id,
+    characters.c.sheet,
+    characters.c.version,
+    characters.c.name_key,
+    characters.c.owner_id,
+)
 # The status board's order: who must roll first (the Last Gasp before the others), then names.
 _DOWN_FIRST = {State.DYING.value: 0, State.CRITICAL.value: 1, State.UNCONSCIOUS.value: 2}
 _OUT = (State.DEAD.value, State.RETIRED.value)
@@ -31,8 +39,8 @@ _OUT = (State.DEAD.value, State.RETIRED.value)
 
 class CharacterRepository(GuildRepository):
     def _row(self, record: Row[Any]) -> CharacterRow:
-        row_id, sheet, version, key = tuple(record)[:4]
-        self._loaded[row_id] = (version, key)
+        row_id, sheet, version, key, owner_id = tuple(record)[:5]
+        self._loaded[row_id] = (version, (key, owner_id))
         return CharacterRow(id=row_id, guild_id=self.guild_id, sheet=Sheet.model_validate(sheet))
 
     def _rows(self, records: Sequence[Row[Any]]) -> list[CharacterRow]:
@@ -134,29 +142,31 @@ class CharacterRepository(GuildRepository):
             row_id = (await self.conn.execute(stmt)).scalar_one()
         except IntegrityError:  # created by a concurrent command since the check above
             raise name_taken(sheet.name) from None
-        self._loaded[row_id] = (1, values["name_key"])
+        self._loaded[row_id] = (1, row_keys(sheet))
         return CharacterRow(id=row_id, guild_id=self.guild_id, sheet=sheet)
 
     async def save_character(self, row_id: int, sheet: Sheet) -> None:
-        """Writes the sheet loaded in this transaction (writes.SAVE_CHARACTER, the one save)."""
+        """Writes the sheet loaded in this transaction (writes.py's saves, as the hot path)."""
         self._writable()
         loaded = self._loaded.get(row_id)
         if loaded is None:
             raise RuntimeError(f"character {row_id} was not loaded in this transaction")
-        version, key = loaded
+        version, keys = loaded
         params = save_params(row_id, self.guild_id, version, sheet, self._now())
-        if key != params["new_name_key"]:
+        new_keys = row_keys(sheet)
+        if keys[0] != new_keys[0]:
             # A rename: say so plainly rather than fail on the unique constraint.
             other = await self.character(sheet.name, lock=False)
             if other is not None and other.id != row_id:
                 raise name_taken(sheet.name)
         try:
-            result = await self.conn.execute(SAVE_CHARACTER, params)
+            save = SAVE_CHARACTER if keys != new_keys else SAVE_SHEET
+            result = await self.conn.execute(save, params)
         except IntegrityError:
             raise name_taken(sheet.name) from None
         if result.rowcount != 1:
             raise stale(row_id)
-        self._loaded[row_id] = (version + 1, params["new_name_key"])
+        self._loaded[row_id] = (version + 1, new_keys)
 
     async def delete_character(self, row_id: int) -> None:
         """Its combat membership and active selections go with it (ON DELETE CASCADE);
@@ -180,7 +190,7 @@ class CharacterRepository(GuildRepository):
             return Actor(settings=await self.settings(), row=None, combat=None), 0
         row_id, data, version, settings, combat_id, channel_id, round_number = record
         sheet = Sheet.model_validate(data)
-        self._loaded[row_id] = (version, name_key(sheet.name))
+        self._loaded[row_id] = (version, row_keys(sheet))
         row = CharacterRow(id=row_id, guild_id=self.guild_id, sheet=sheet)
         combat = None if combat_id is None else Combat(combat_id, channel_id, round_number)
         return Actor(settings=settings_from(settings), row=row, combat=combat), version

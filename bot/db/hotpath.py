@@ -50,11 +50,13 @@ from bot.db.writes import (
     EVENT_COLUMNS,
     LOG_EVENT,
     SAVE_CHARACTER,
+    SAVE_SHEET,
     SETTINGS,
     Target,
     actor_params,
     event_values,
     load_actor,
+    row_keys,
     save_and_log,
     save_params,
 )
@@ -75,9 +77,9 @@ class Statements:
 
     loads: dict[tuple[type, bool], Compiled]  # by (type of target, locked)
     settings: Compiled
-    save: Compiled
+    saves: dict[bool, Compiled]  # by whether the name key or owner change (writes.keys_change)
     log: Compiled
-    save_and_log: Compiled
+    saves_and_logs: dict[bool, Compiled]
 
     @classmethod
     def of(cls, dialect: Dialect) -> Statements:
@@ -89,9 +91,14 @@ class Statements:
         return cls(
             loads=loads,
             settings=Compiled.of(SETTINGS, dialect),
-            save=Compiled.of(SAVE_CHARACTER, dialect),
+            saves={
+                True: Compiled.of(SAVE_CHARACTER, dialect),
+                False: Compiled.of(SAVE_SHEET, dialect),
+            },
             log=Compiled.of(LOG_EVENT, dialect, list(EVENT_COLUMNS)),
-            save_and_log=Compiled.of(save_and_log(), dialect),
+            saves_and_logs={
+                keys: Compiled.of(save_and_log(keys=keys), dialect) for keys in (True, False)
+            },
         )
 
     def load(
@@ -351,7 +358,8 @@ class SQLiteHotPath:
         outcome, row = command.decided(actor)
         values = command.writes(row, version, outcome, self._clock)
         try:
-            saved = conn.execute(self._sql.save.sql, self._sql.save.params(values))
+            save = self._sql.saves[row_keys(row.sheet) != row_keys(outcome.after)]
+            saved = conn.execute(save.sql, save.params(values))
         except sqlite3.IntegrityError:  # a rename to a name the guild has (unique key)
             raise name_taken(outcome.after.name) from None
         if saved.rowcount != 1:
@@ -523,7 +531,7 @@ class PostgresHotPath:
         actor, version = _actor(command.guild_id, record)
         outcome, row = command.decided(actor)
         values = command.writes(row, version, outcome, self._clock)
-        statement = self._sql.save_and_log
+        statement = self._sql.saves_and_logs[row_keys(row.sheet) != row_keys(outcome.after)]
         try:
             status = await conn.execute(statement.sql, *statement.params(values))
         except asyncpg.UniqueViolationError:

@@ -30,8 +30,9 @@ class Session:
         self.postgres = postgres
         self.read_only = read_only
         self._clock = clock
-        # Character id -> (version, name key) as loaded here: the optimistic check of saves.
-        self._loaded: dict[int, tuple[int, str]] = {}
+        # Character id -> (version, (name key, owner)) as loaded here: the optimistic check of
+        # saves, and whether a save changes the indexed keys (writes.row_keys).
+        self._loaded: dict[int, tuple[int, tuple[str, int]]] = {}
 
     def _writable(self) -> None:
         # On SQLite a write in a deferred (read-only) transaction could fail with SQLITE_BUSY.

@@ -25,23 +25,40 @@ UNDO = "undo"
 
 # --- characters --------------------------------------------------------------------------------
 
-# Saves a sheet loaded at `version`: no row when another command saved it since (optimistic).
-SAVE_CHARACTER: Update = (
-    update(characters)
-    .where(
-        characters.c.id == bindparam("row_id"),
-        characters.c.guild_id == bindparam("row_guild_id"),
-        characters.c.version == bindparam("row_version"),
+
+def _save(*, keys: bool) -> Update:
+    """Saves a sheet loaded at `version`: no row when another command saved it since
+    (optimistic). With `keys`, the name key and the owner too."""
+    values: dict[str, Any] = {
+        "sheet": bindparam("new_sheet", type_=characters.c.sheet.type),
+        "state": bindparam("new_state", type_=characters.c.state.type),
+        "version": characters.c.version + 1,
+        "updated_at": bindparam("now", type_=characters.c.updated_at.type),
+    }
+    if keys:
+        values["name_key"] = bindparam("new_name_key", type_=characters.c.name_key.type)
+        values["owner_id"] = bindparam("new_owner_id", type_=characters.c.owner_id.type)
+    return (
+        update(characters)
+        .where(
+            characters.c.id == bindparam("row_id"),
+            characters.c.guild_id == bindparam("row_guild_id"),
+            characters.c.version == bindparam("row_version"),
+        )
+        .values(**values)
     )
-    .values(
-        sheet=bindparam("new_sheet", type_=characters.c.sheet.type),
-        name_key=bindparam("new_name_key", type_=characters.c.name_key.type),
-        owner_id=bindparam("new_owner_id", type_=characters.c.owner_id.type),
-        state=bindparam("new_state", type_=characters.c.state.type),
-        version=characters.c.version + 1,
-        updated_at=bindparam("now", type_=characters.c.updated_at.type),
-    )
-)
+
+
+# The name key and the owner are indexed, and SQLite rewrites an index whenever its column is
+# SET, even to the value it has (two more pages in the WAL at every commit, on a big database
+# two pages read from disk too): they are SET only when they change (a rename, a transfer).
+SAVE_CHARACTER: Update = _save(keys=True)
+SAVE_SHEET: Update = _save(keys=False)
+
+
+def row_keys(sheet: Sheet) -> tuple[str, int]:
+    """The indexed columns a sheet gives its row: the name key and the owner."""
+    return name_key(sheet.name), sheet.owner_id
 
 
 def save_params(
@@ -127,10 +144,10 @@ def _typed(name: str) -> Any:
     return bindparam(name, type_=events.c[name].type)
 
 
-def save_and_log() -> Any:
+def save_and_log(*, keys: bool) -> Any:
     """PostgreSQL: the save and the event in one statement, one round trip. The event is
     written only when the save found its row at the loaded version (else nothing: stale)."""
-    saved = SAVE_CHARACTER.returning(characters.c.id).cte("saved")
+    saved = (SAVE_CHARACTER if keys else SAVE_SHEET).returning(characters.c.id).cte("saved")
     values = [
         _typed(column) if column != "character_id" else saved.c.id for column in EVENT_COLUMNS
     ]

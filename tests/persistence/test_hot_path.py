@@ -31,7 +31,16 @@ from rules.outcome import Outcome
 from rules.rolls import NarateerRoll, NumericRoll
 from rules.vitality import damage
 from tests.persistence.conftest import empty_database, upgraded
-from tests.persistence.helpers import GUILD, Target, caller, create, hit, log_of, sheet_of
+from tests.persistence.helpers import (
+    GUILD,
+    OWNER,
+    Target,
+    caller,
+    create,
+    hit,
+    log_of,
+    sheet_of,
+)
 
 # Microseconds included: the stored text of a timestamp is compared too.
 FIXED = datetime(2026, 11, 30, 12, 34, 56, 789012, tzinfo=UTC)
@@ -203,6 +212,32 @@ async def test_the_fast_paths_rows_read_back_whole(target: Target) -> None:
     assert log[4].before.name == "Ada" and log[4].after.name == RENAMED
     assert {event.created_at for event in log} == {FIXED}
     assert log[7].inputs == {"event_id": log[6].id, "command": "recover"}
+
+
+@pytest.mark.parametrize("hot_path", [True, False])
+async def test_a_change_of_owner_alone_reaches_its_column(target: Target, hot_path: bool) -> None:
+    """A save SETs the indexed name key and owner only when they change (bot/db/writes.py:
+    SQLite rewrites an index for every column SET): a new owner with the same name must still
+    reach its column, on both paths."""
+    async with upgraded(target, hot_path=hot_path) as db:
+        row = await create(db, "Ada")
+
+        def transfer(actor: Actor) -> Outcome:
+            assert actor.row is not None
+            sheet = actor.row.sheet
+            return Outcome(action="edit", before=sheet, after=sheet.update(owner_id=4242))
+
+        await db.act(GUILD, row.id, OWNER, transfer, command="character edit", inputs={})
+        async with db.engine.connect() as conn:
+            stored = (
+                await conn.execute(
+                    text("SELECT owner_id, name_key FROM characters WHERE id = :id"), {"id": row.id}
+                )
+            ).one()
+        async with db.transaction(GUILD, read_only=True) as uow:
+            found = await uow.character_by_id(row.id, lock=False)
+    assert tuple(stored) == (4242, "ada")
+    assert found is not None and found.sheet.owner_id == 4242
 
 
 # --- the hot path's own behaviour ---------------------------------------------------------------
