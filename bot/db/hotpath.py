@@ -77,7 +77,7 @@ class Statements:
 
     loads: dict[tuple[type, bool], Compiled]  # by (type of target, locked)
     settings: Compiled
-    saves: dict[bool, Compiled]  # by whether the name key or owner change (writes.keys_change)
+    saves: dict[bool, Compiled]  # by whether the row's name key or owner change (row_keys)
     log: Compiled
     saves_and_logs: dict[bool, Compiled]
 

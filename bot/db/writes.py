@@ -50,8 +50,8 @@ def _save(*, keys: bool) -> Update:
 
 
 # The name key and the owner are indexed, and SQLite rewrites an index whenever its column is
-# SET, even to the value it has (two more pages in the WAL at every commit, on a big database
-# two pages read from disk too): they are SET only when they change (a rename, a transfer).
+# SET, even to the value it has (two more pages in the WAL at every commit; on a big database,
+# two index pages it may not hold in memory): they are SET only when they change.
 SAVE_CHARACTER: Update = _save(keys=True)
 SAVE_SHEET: Update = _save(keys=False)
 
