@@ -77,7 +77,7 @@ class Statements:
 
     loads: dict[tuple[type, bool], Compiled]  # by (type of target, locked)
     settings: Compiled
-    saves: dict[bool, Compiled]  # by whether the row's name key or owner change (row_keys)
+    saves: dict[bool, Compiled]  # by _keys_change
     log: Compiled
     saves_and_logs: dict[bool, Compiled]
 
@@ -116,6 +116,11 @@ def _actor(guild_id: int, record: Any) -> tuple[Actor, int]:
     row = CharacterRow(id=row_id, guild_id=guild_id, sheet=Sheet.model_validate_json(sheet))
     combat = None if combat_id is None else Combat(combat_id, channel_id, round_number)
     return Actor(settings=settings_from_text(settings), row=row, combat=combat), version
+
+
+def _keys_change(row: CharacterRow, outcome: Outcome) -> bool:
+    """Whether the save changes the row's indexed name key or owner (which save to run)."""
+    return row_keys(row.sheet) != row_keys(outcome.after)
 
 
 @dataclass(frozen=True)
@@ -358,7 +363,7 @@ class SQLiteHotPath:
         outcome, row = command.decided(actor)
         values = command.writes(row, version, outcome, self._clock)
         try:
-            save = self._sql.saves[row_keys(row.sheet) != row_keys(outcome.after)]
+            save = self._sql.saves[_keys_change(row, outcome)]
             saved = conn.execute(save.sql, save.params(values))
         except sqlite3.IntegrityError:  # a rename to a name the guild has (unique key)
             raise name_taken(outcome.after.name) from None
@@ -531,7 +536,7 @@ class PostgresHotPath:
         actor, version = _actor(command.guild_id, record)
         outcome, row = command.decided(actor)
         values = command.writes(row, version, outcome, self._clock)
-        statement = self._sql.saves_and_logs[row_keys(row.sheet) != row_keys(outcome.after)]
+        statement = self._sql.saves_and_logs[_keys_change(row, outcome)]
         try:
             status = await conn.execute(statement.sql, *statement.params(values))
         except asyncpg.UniqueViolationError:
