@@ -6,10 +6,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
-from pydantic import BaseModel, ConfigDict
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, PlainValidator
 
 from rules.models import Emotion, Sheet
 from rules.rolls import Roll
+from rules.text import Text, as_text
+
+# A headline or note keeps its values apart (rules.text): never coerced to a plain str.
+TextField = Annotated[Text, PlainValidator(as_text)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,18 +33,18 @@ class Change:
 
 class Outcome(BaseModel):
     """One action on one character. `headline` is one plain sentence naming the character and
-    saying what the result means; `notes` are the details after it. Both hold names as they
-    are: a renderer escapes them."""
+    saying what the result means; `notes` are the details after it. Both are Text (rules.text):
+    names and typed text go in as values, which a renderer escapes one by one."""
 
     model_config = ConfigDict(frozen=True)
 
     action: str
     before: Sheet
     after: Sheet
-    headline: str = ""
+    headline: TextField = Text("")
     rules: tuple[str, ...] = ()
     rolls: tuple[Roll, ...] = ()
-    notes: tuple[str, ...] = ()
+    notes: tuple[TextField, ...] = ()
     public: bool = True
     failed: bool = False  # a check that failed (a Medicine check, a pushed Check)
 

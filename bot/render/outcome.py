@@ -166,13 +166,13 @@ def outcome_reply(
     faces: Faces,
 ) -> Reply:
     """The public result of one action (a Last Gasp is always public, R-5)."""
-    lines = [f"**{escape(outcome.headline)}**"] if outcome.headline else []
+    lines = [f"**{outcome.headline.render(escape)}**"] if outcome.headline else []
     change = change_line(outcome)
     if change:
         lines.append(change)
     for roll in outcome.rolls:
         lines.append(f"{roll_label(roll)}: {roll_text(roll, faces)}")
-    lines += [escape(note) for note in outcome.notes]
+    lines += [note.render(escape) for note in outcome.notes]
     embed = discord.Embed(
         title=title(outcome), description="\n".join(lines), colour=colour(outcome)
     )
