@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from math import comb
 
+from rules.condition import must_retire
 from rules.errors import RuleError
 from rules.models import CriticalBleed, DeathRule, GuildSettings, Sheet, State, vitality_state
 from rules.vitality import advantage_applies
@@ -90,17 +91,18 @@ class SpiralStep:
     retired: Fraction = Fraction(0)
 
 
-def _state_at(vit: int, res: int, stress: int) -> State:
-    """V-1..V-4 for a new VIT; E-7: waking with Stress ≥ VIT means retiring."""
-    state = vitality_state(vit, res)
-    if state is State.UP and 0 < stress >= vit:
+def _state_at(sheet: Sheet, vit: int) -> State:
+    """V-1..V-4 for a new VIT; E-7 on waking, as `finish` checks it after a recovery roll."""
+    state = vitality_state(vit, sheet.res)
+    # Only Stress retires: without it, no sheet to build.
+    if state is State.UP and sheet.stress and must_retire(sheet.update(vit=vit)):
         return State.RETIRED
     return state
 
 
 def _wake_label(vit: int, state: State) -> str:
     if state is State.RETIRED:
-        return f"wake at VIT {vit}, then retire (Stress ≥ VIT)"
+        return f"wake at VIT {vit}, now Retired (Stress ≥ VIT, E-7)"
     return f"wake at VIT {vit}"
 
 
@@ -138,7 +140,7 @@ def _outcomes(sheet: Sheet, settings: GuildSettings, advantage: bool) -> list[Re
     for label, probability, new_vit in rows:
         if probability == 0:
             continue
-        new_state = State.DEAD if label == "Dead" else _state_at(new_vit, res, sheet.stress)
+        new_state = State.DEAD if label == "Dead" else _state_at(sheet, new_vit)
         key = (new_vit, new_state)
         if key in merged:
             probability += merged[key].probability

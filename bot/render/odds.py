@@ -1,5 +1,6 @@
-"""`/odds`: a headline (up after the next roll, dead within ten), a chart of the next ten rolls,
-and a short table of the next roll's results."""
+"""`/odds`: a headline (up after the next roll, dead or retired within ten), a chart of the next
+ten rolls, and a short table of the next roll's results. Retirement (E-7) is its own outcome,
+"Retired", in all three."""
 
 from __future__ import annotations
 
@@ -17,11 +18,11 @@ from bot.render.common import (
     short_percent,
 )
 from bot.render.dice import die_line
-from bot.render.pictures import ODDS_FILENAME, odds_chart_png
+from bot.render.pictures import ODDS_FILENAME, ODDS_SERIES, OddsBar, odds_chart_png
 from bot.render.reply import Reply
 from bot.services.play import Odds
 from rules.models import State
-from rules.odds import RecoveryOutcome
+from rules.odds import RecoveryOdds, RecoveryOutcome, SpiralStep
 from rules.vitality import advantage_applies
 
 ROLL_NAMES = {
@@ -52,26 +53,47 @@ ROLL_RULES = {
 }
 
 
-def _up(outcome: RecoveryOutcome) -> bool:
-    return outcome.state is State.UP
+def _and_retired(text: str, retired: Fraction) -> str:
+    """E-7: the chance to wake and retire, said beside the chance it sits with, where there is
+    one."""
+    return f"{text} and {short_percent(retired)} to be retired" if retired else text
 
 
-def _alive(outcome: RecoveryOutcome) -> bool:
-    return outcome.state is not State.DEAD
+def _headline(spiral: list[SpiralStep], roll_name: str, dying: bool) -> str:
+    first, last = spiral[0], spiral[-1]
+    # The Last Gasp never wakes anyone (R-5): for the Dying, the chance that counts is to live.
+    if dying:
+        start = f"{short_percent(1 - first.dead)} to survive the Last Gasp"
+    else:
+        start = _and_retired(f"{short_percent(first.up)} to be up", first.retired)
+        start += f" after the next {roll_name}"
+    end = _and_retired(f"{short_percent(last.dead)} to be dead", last.retired)
+    return f"{start}, {end} within {len(spiral)} rolls."
+
+
+def _helped(next_roll: RecoveryOdds, dying: bool) -> str:
+    """F-1, R-6: what first aid's advantage would make of the next roll."""
+    if dying:
+        return f"{short_percent(1 - next_roll.chance(State.DEAD, advantage=True))} to survive"
+    up = f"{short_percent(next_roll.chance(State.UP, advantage=True))} to be up"
+    return _and_retired(up, next_roll.chance(State.RETIRED, advantage=True))
+
+
+def chart_bars(spiral: list[SpiralStep]) -> list[OddsBar]:
+    """The chart's bars: the exact shares, each labelled as the text writes a percentage."""
+    bars = []
+    for step in spiral:
+        by_name = {"Dead": step.dead, "Down": step.down, "Up": step.up, "Retired": step.retired}
+        shares = tuple(by_name[name] for name, _ in ODDS_SERIES)
+        bars.append(OddsBar(step.roll, shares, tuple(short_percent(p) for p in shares)))
+    return bars
 
 
 def odds_reply(odds: Odds, *, private: bool = False) -> Reply:
     sheet, next_roll, spiral, settings = odds.sheet, odds.next_roll, odds.spiral, odds.settings
     roll_name = ROLL_NAMES[next_roll.state]
     dying = next_roll.state is State.DYING
-    dead_later = spiral[-1].dead
-    # The Last Gasp never wakes anyone (R-5): for the Dying, the chance that counts is to live.
-    first = (
-        f"{short_percent(1 - spiral[0].dead)} to survive the Last Gasp"
-        if dying
-        else f"{short_percent(spiral[0].up)} to be up after the next {roll_name}"
-    )
-    headline = f"{first}, {short_percent(dead_later)} to be dead within {len(spiral)} rolls."
+    headline = _headline(spiral, roll_name, dying)
     # R-6: whether first aid's advantage would reroll the next roll's Misses.
     would_apply = advantage_applies(True, sheet.state, settings)
     roll = f"{count(next_roll.dice, 'die', 'dice')} (each: {die_line(settings.die_faces)})"
@@ -88,10 +110,7 @@ def odds_reply(odds: Odds, *, private: bool = False) -> Reply:
         )
     lines += ["", f"**The next {roll_name}**", *_rows(next_roll.outcomes(sheet.advantage))]
     if not sheet.advantage and would_apply:
-        wanted = _alive if dying else _up
-        better = sum((o.probability for o in next_roll.advantage if wanted(o)), Fraction(0))
-        what = "to survive" if dying else "to be up"
-        lines.append(f"With first aid's advantage: {short_percent(better)} {what} (F-1).")
+        lines.append(f"With first aid's advantage: {_helped(next_roll, dying)} (F-1).")
     embed = discord.Embed(
         title=f"{named(sheet)} · Odds",
         description="\n".join(lines),
@@ -100,20 +119,5 @@ def odds_reply(odds: Odds, *, private: bool = False) -> Reply:
     embed.set_image(url=f"attachment://{ODDS_FILENAME}")
     rules = rule_footer(ROLL_RULES[next_roll.state], settings)
     embed.set_footer(text=" · ".join(filter(None, [rules, "exact odds, no simulation"])))
-    steps = [
-        (step.roll, float(step.up), float(step.down), float(step.dead + step.retired))
-        for step in spiral
-    ]
-    chart = odds_chart_png(_normalised(steps), title=f"The next {len(steps)} rolls")
+    chart = odds_chart_png(chart_bars(spiral), title=f"The next {len(spiral)} rolls")
     return Reply(embeds=[fit(embed)], files=[(ODDS_FILENAME, chart)], ephemeral=private)
-
-
-def _normalised(
-    steps: list[tuple[int, float, float, float]],
-) -> list[tuple[int, float, float, float]]:
-    """Float rounding of exact fractions: each step sums to 1 again."""
-    out = []
-    for roll, up, down, dead in steps:
-        total = up + down + dead
-        out.append((roll, up / total, down / total, dead / total))
-    return out

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import io
 from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
 from functools import lru_cache
 
 from PIL import Image, ImageDraw, ImageFilter, ImageFont
@@ -33,7 +35,6 @@ ODDS_SIZE = (800, 480)
 VERDICT_LIMIT = 20
 TITLE_LIMIT = 40
 ODDS_ROLLS_LIMIT = 10
-SUM_TOLERANCE = 1e-3  # floats converted from exact Fractions; a real error is far bigger
 
 # Discord's own chat backgrounds: emoji sit on them with no panel of their own.
 DISCORD_DARK: RGB = (0x31, 0x33, 0x38)
@@ -64,6 +65,7 @@ DEAD: RGB = (0xF0, 0x3E, 0x4E)  # crimson, bright enough for Discord's dark them
 # Up, Down and Dead differ in lightness as well as hue, for colour-blind eyes.
 UP: RGB = (0x5B, 0xF0, 0xA0)
 DOWN: RGB = (0xEE, 0x8A, 0x1A)
+RETIRED: RGB = (0x80, 0x8B, 0x96)  # the grey of Retired everywhere (bot.render.common)
 LABEL_ON_BAR: RGB = PANEL  # percentages printed inside the bright bar segments
 
 SUPERSAMPLE = 4  # draw big and shrink: smooth edges without Pillow's aliased primitives
@@ -275,24 +277,41 @@ def last_gasp_png(face: str, *, rerolled_from: str | None, survived: bool, verdi
 
 # --- the odds chart ---------------------------------------------------------------------------
 
-# Bottom to top, so that death rises from the floor as the rolls go on.
-ODDS_SERIES: tuple[tuple[str, RGB], ...] = (("Dead", DEAD), ("Down", DOWN), ("Up", UP))
+# Bottom to top, so that death rises from the floor as the rolls go on. Retirement (E-7) comes
+# on waking, so it stands on Up: next to Dead or Down its grey would differ in hue only.
+ODDS_SERIES: tuple[tuple[str, RGB], ...] = (
+    ("Dead", DEAD),
+    ("Down", DOWN),
+    ("Up", UP),
+    ("Retired", RETIRED),
+)
+LABEL_LIMIT = 5  # "100%", ">99%": a percentage printed on a bar
+
+
+@dataclass(frozen=True)
+class OddsBar:
+    """One roll's bar: the exact share of each outcome of ODDS_SERIES (adding up to 1) and the
+    percentage printed on it, as the reply's text writes it."""
+
+    roll: int
+    shares: tuple[Fraction, ...]
+    labels: tuple[str, ...]
+
 
 _PLOT_LEFT, _PLOT_RIGHT, _PLOT_TOP, _PLOT_BOTTOM = 96, 772, 96, 392
 
 
-def _check_steps(steps: Sequence[tuple[int, float, float, float]]) -> None:
-    if not 1 <= len(steps) <= ODDS_ROLLS_LIMIT:
-        raise ValueError(f"Chart 1 to {ODDS_ROLLS_LIMIT} rolls, not {len(steps)}.")
-    for roll, *chances in steps:
-        if any(not 0 <= p <= 1 + SUM_TOLERANCE for p in chances):
-            raise ValueError(f"Roll {roll}: each chance lies between 0 and 1: {chances}.")
-        if abs(sum(chances) - 1) > SUM_TOLERANCE:
-            raise ValueError(f"Roll {roll}: Up, Down and Dead add up to 1, not {sum(chances)}.")
-
-
-def _percent(p: float) -> str:
-    return "<1%" if 0 < p < 0.005 else f"{round(p * 100)}%"
+def _check_bars(bars: Sequence[OddsBar]) -> None:
+    if not 1 <= len(bars) <= ODDS_ROLLS_LIMIT:
+        raise ValueError(f"Chart 1 to {ODDS_ROLLS_LIMIT} rolls, not {len(bars)}.")
+    names = [name for name, _ in ODDS_SERIES]
+    for bar in bars:
+        if len(bar.shares) != len(ODDS_SERIES) or len(bar.labels) != len(ODDS_SERIES):
+            raise ValueError(f"Roll {bar.roll}: one share and one label for each of {names}.")
+        if any(not 0 <= p <= 1 for p in bar.shares) or sum(bar.shares) != 1:
+            raise ValueError(f"Roll {bar.roll}: {names} are chances adding up to 1.")
+        for label in bar.labels:
+            _check_ascii(label, "A bar's label", LABEL_LIMIT)
 
 
 def _y(fraction: float) -> int:
@@ -307,70 +326,74 @@ def _draw_axes(draw: ImageDraw.ImageDraw) -> None:
         draw.text((_PLOT_LEFT - 12, y), f"{tick}%", font=_font(22), fill=MUTED, anchor="rm")
 
 
-def _draw_bar(draw: ImageDraw.ImageDraw, left: int, right: int, chances: Sequence[float]) -> None:
-    """One stacked bar: Dead, Down, Up from the floor, each labelled where it has room."""
-    total = sum(chances)
-    floor = 0.0
+def _draw_bar(draw: ImageDraw.ImageDraw, left: int, right: int, bar: OddsBar) -> None:
+    """One stacked bar, the outcomes from the floor up, each labelled where it has room."""
+    floor = Fraction(0)
     label_font = _font(_fit_size("100%", right - left - 4, largest=20, smallest=14))
-    for (_, colour), p in zip(ODDS_SERIES, chances, strict=True):
-        top = floor + p / total  # normalised, so rounding never leaves a gap at the top
-        y_floor, y_top = _y(floor), _y(top)
+    for (_, colour), share, label in zip(ODDS_SERIES, bar.shares, bar.labels, strict=True):
+        top = floor + share  # exact: the last segment ends at the top, never short of it
+        y_floor, y_top = _y(float(floor)), _y(float(top))
         if y_floor > y_top:
             draw.rectangle((left, y_top, right, y_floor - 1), fill=colour)
-            text = _percent(p)
             if y_floor - y_top >= 26:
                 centre = ((left + right) / 2, (y_top + y_floor) / 2)
-                draw.text(centre, text, font=label_font, fill=LABEL_ON_BAR, anchor="mm")
+                draw.text(centre, label, font=label_font, fill=LABEL_ON_BAR, anchor="mm")
         floor = top
     # Thin panel-coloured seams keep neighbouring segments apart for colour-blind eyes.
-    seam = 0.0
-    for p in chances[:-1]:
-        seam += p / total
-        y = _y(seam)
+    seam = Fraction(0)
+    for share in bar.shares[:-1]:
+        seam += share
+        y = _y(float(seam))
         if _y(0) > y > _y(1):
             draw.line([(left, y), (right, y)], fill=PANEL, width=2)
 
 
-def _draw_legend(draw: ImageDraw.ImageDraw, right: int, y: int) -> None:
+def _draw_legend(
+    draw: ImageDraw.ImageDraw, right: int, y: int, series: Sequence[tuple[str, RGB]]
+) -> int:
+    """Drawn right to left, so that it reads top-down ("Up  Down  Dead"); returns its left."""
     font = _font(24)
     x = right
-    for name, colour in ODDS_SERIES:  # drawn right to left: "Up  Down  Dead" reads top-down
+    for name, colour in series:
         x -= round(font.getlength(name))
         draw.text((x, y), name, font=font, fill=INK, anchor="lm")
         x -= 30
         draw.rectangle((x, y - 10, x + 20, y + 10), fill=colour)
         x -= 26
+    return x
 
 
-def odds_chart_png(
-    steps: Sequence[tuple[int, float, float, float]], *, title: str | None = None
-) -> bytes:
-    """A stacked bar per recovery roll: the chance of being Up, still Down, or Dead after it.
-
-    Each step is (roll number, up, down, dead), the three chances adding up to 1.
-    """
-    _check_steps(steps)
+def odds_chart_png(bars: Sequence[OddsBar], *, title: str | None = None) -> bytes:
+    """A stacked bar per recovery roll: the chance of being Dead, still Down, Up or Retired after
+    it. The legend names Retired only where a bar has a share of it."""
+    _check_bars(bars)
     if title is not None:
         _check_ascii(title, "The title", TITLE_LIMIT)
     width, height = ODDS_SIZE
     image = Image.new("RGB", (width, height), PANEL)
     draw = ImageDraw.Draw(image)
-    legend_left = _PLOT_RIGHT - 300
+    shown = [
+        entry
+        for i, entry in enumerate(ODDS_SERIES)
+        if entry[0] != "Retired" or any(bar.shares[i] for bar in bars)
+    ]
+    legend_left = _draw_legend(draw, _PLOT_RIGHT, 44, shown)
     if title:
         size = _fit_size(title, legend_left - 28 - 20, largest=30, smallest=12)
         draw.text((28, 44), title, font=_font(size), fill=INK, anchor="lm")
-    _draw_legend(draw, _PLOT_RIGHT, 44)
     _draw_axes(draw)
 
     # A few rolls get wider bars, but never so wide that one bar fills the chart.
-    slot = (_PLOT_RIGHT - _PLOT_LEFT) / max(len(steps), 5)
-    offset = _PLOT_LEFT + (_PLOT_RIGHT - _PLOT_LEFT - slot * len(steps)) / 2
-    for i, (roll, up, down, dead) in enumerate(steps):
+    slot = (_PLOT_RIGHT - _PLOT_LEFT) / max(len(bars), 5)
+    offset = _PLOT_LEFT + (_PLOT_RIGHT - _PLOT_LEFT - slot * len(bars)) / 2
+    for i, bar in enumerate(bars):
         left = round(offset + i * slot + slot * 0.12)
         right = round(offset + (i + 1) * slot - slot * 0.12)
-        _draw_bar(draw, left, right, (dead, down, up))
+        _draw_bar(draw, left, right, bar)
         centre = (left + right) / 2
-        draw.text((centre, _PLOT_BOTTOM + 10), str(roll), font=_font(22), fill=MUTED, anchor="mt")
+        draw.text(
+            (centre, _PLOT_BOTTOM + 10), str(bar.roll), font=_font(22), fill=MUTED, anchor="mt"
+        )
     draw.text(
         ((_PLOT_LEFT + _PLOT_RIGHT) / 2, height - 22),
         "after roll",

@@ -4,17 +4,21 @@ from __future__ import annotations
 
 import hashlib
 import io
+import itertools
 import re
 import struct
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
+from fractions import Fraction as F
 from pathlib import Path
 
 import pytest
 from PIL import Image
 
 from bot.render import pictures
+from bot.render.common import STATE_COLOURS
+from bot.render.odds import chart_bars
 from bot.render.pictures import (
     BODY,
     DEAD,
@@ -29,16 +33,20 @@ from bot.render.pictures import (
     OUTLINE,
     PANEL,
     PIP,
+    RETIRED,
     STRIKE,
     STRUCK_MISS_EMOJI_NAME,
     SURVIVED,
     UP,
+    OddsBar,
     die_face_png,
     emoji_files,
     last_gasp_png,
     odds_chart_png,
     struck_miss_png,
 )
+from rules.models import GuildSettings, Sheet, State
+from rules.odds import SpiralStep, spiral
 
 RGB = tuple[int, int, int]
 Point = tuple[int, int]
@@ -47,13 +55,24 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 MIB = 1024 * 1024
 EMOJI_LIMIT = 256 * 1024  # Discord's limit for an emoji image
 
-SPIRAL = [  # a Critical character with RES 2, as rules.odds.spiral computes it
-    (1, 0.0, 1.0, 0.0),
-    (2, 0.0509, 0.5324, 0.4167),
-    (3, 0.1287, 0.3157, 0.5556),
-    (4, 0.2006, 0.1968, 0.6026),
-    (5, 0.25, 0.13, 0.62),
+
+def step(roll: int, up: str, down: str, dead: str, retired: str = "0") -> SpiralStep:
+    return SpiralStep(roll, F(up), F(down), F(dead), F(retired))
+
+
+SPIRAL = [  # a Critical character with RES 2, about as rules.odds.spiral computes it
+    step(1, "0", "1", "0"),
+    step(2, "0.0509", "0.5324", "0.4167"),
+    step(3, "0.1287", "0.3157", "0.5556"),
+    step(4, "0.2006", "0.1968", "0.6026"),
+    step(5, "0.25", "0.13", "0.62"),
 ]
+# E-7: VIT 0, RES 2, Stress 1: waking at VIT 1 retires (issue 21's "Dead" bar at 35-82%).
+RETIRING = spiral(Sheet(name="Roryn", owner_id=1, vit=0, res=2, stress=1), GuildSettings())
+
+
+def chart(steps: list[SpiralStep], title: str | None = None) -> bytes:
+    return odds_chart_png(chart_bars(steps), title=title)
 
 
 # --- helpers ----------------------------------------------------------------------------------
@@ -197,8 +216,9 @@ def every_picture() -> dict[str, bytes]:
         "struck": struck_miss_png(),
         "gasp-survived": last_gasp_png("C", rerolled_from="M", survived=True, verdict="SURVIVES"),
         "gasp-dead": last_gasp_png("H", rerolled_from=None, survived=False, verdict="DEAD"),
-        "odds": odds_chart_png(SPIRAL, title="Roryn: next 5 rolls"),
-        "odds-untitled": odds_chart_png(SPIRAL[:1]),
+        "odds": chart(SPIRAL, title="Roryn: next 5 rolls"),
+        "odds-untitled": chart(SPIRAL[:1]),
+        "odds-retiring": chart(RETIRING),
     }
 
 
@@ -503,44 +523,102 @@ def bars(image: Image.Image) -> list[dict[RGB, int]]:
 
 
 def test_the_chart_is_a_small_picture() -> None:
-    data = odds_chart_png(SPIRAL, title="Roryn: next 5 rolls")
+    data = chart(SPIRAL, title="Roryn: next 5 rolls")
     image = open_png(data)
     assert image.size == (800, 480)
     assert len(data) < MIB
 
 
-@pytest.mark.parametrize("steps", [SPIRAL, SPIRAL[1:2], [*SPIRAL, *SPIRAL]])
-def test_each_bar_is_split_as_the_odds_are(steps: list[tuple[int, float, float, float]]) -> None:
-    found = bars(open_png(odds_chart_png(steps)))
+SHARES = ((UP, "up"), (DOWN, "down"), (DEAD, "dead"), (RETIRED, "retired"))
+
+
+@pytest.mark.parametrize("steps", [SPIRAL, SPIRAL[1:2], [*SPIRAL, *SPIRAL], RETIRING])
+def test_each_bar_is_split_as_the_odds_are(steps: list[SpiralStep]) -> None:
+    found = bars(open_png(chart(steps)))
     assert len(found) == len(steps)
-    for counts, (_, up, down, dead) in zip(found, steps, strict=True):
+    for counts, odds in zip(found, steps, strict=True):
         height = sum(counts.values())
-        for colour, share in ((UP, up), (DOWN, down), (DEAD, dead)):
-            assert counts[colour] / height == pytest.approx(share, abs=0.02)
+        for colour, name in SHARES:
+            assert counts[colour] / height == pytest.approx(float(getattr(odds, name)), abs=0.02)
+
+
+def test_E_7_retirement_is_its_own_grey_bar_never_dead() -> None:
+    """Issue 21: VIT 0, RES 2, Stress 1 has no chance to die, and 28% to retire on the first
+    roll (waking at VIT 1: 10/36); the chart once drew that as a red "Dead" bar."""
+    first = chart_bars(RETIRING)[0]
+    names = [name for name, _ in ODDS_SERIES]
+    assert dict(zip(names, first.shares, strict=True)) == {
+        "Dead": 0,
+        "Down": F(25, 36),
+        "Up": F(1, 36),
+        "Retired": F(10, 36),
+    }
+    assert dict(zip(names, first.labels, strict=True)) == {
+        "Dead": "0%",
+        "Down": "69%",
+        "Up": "3%",
+        "Retired": "28%",
+    }
+    assert chart_bars(RETIRING)[-1].labels[names.index("Retired")] == "89%"  # as the headline
+    image = open_png(chart(RETIRING))
+    plot = (96, 96, 772, 392)
+    assert count_colour(image, DEAD, plot) == 0  # the legend still names Dead
+    assert count_colour(image, RETIRED, plot) > 20_000
+    assert tuple(STATE_COLOURS[State.RETIRED].to_bytes(3, "big")) == RETIRED
+
+
+def test_E_7_the_legend_names_retired_only_where_it_is_drawn() -> None:
+    legend = (300, 20, 800, 70)
+    assert count_colour(open_png(chart(RETIRING)), RETIRED, legend) > 300  # its swatch
+    assert count_colour(open_png(chart(SPIRAL)), RETIRED) == 0
+    wider = open_png(chart(RETIRING)).convert("RGB").crop(legend)
+    narrower = open_png(chart(SPIRAL)).convert("RGB").crop(legend)
+    assert count_colour(wider, INK) > count_colour(narrower, INK)  # the word "Retired"
+
+
+@pytest.mark.parametrize(
+    ("share", "label"),
+    [
+        (F(5, 8), "63%"),  # 62.5 rounds half up, not to the even 62
+        (F(3, 8), "38%"),
+        (F(1, 8), "13%"),  # 12.5
+        (F(1, 32), "3%"),
+        (F(1, 200), "<1%"),  # never 0% for a possible result
+        (F(199, 200), ">99%"),  # never 100% for an uncertain one
+        (F(7, 1000), "<1%"),  # the chart once printed 1% where the text said <1%
+    ],
+)
+def test_the_bars_are_labelled_as_the_text_writes_a_percentage(share: F, label: str) -> None:
+    [bar] = chart_bars([SpiralStep(1, up=share, down=1 - share, dead=F(0))])
+    names = [name for name, _ in ODDS_SERIES]
+    assert bar.labels[names.index("Up")] == label
+    assert bar.labels[names.index("Dead")] == "0%"
 
 
 def bars_start(image: Image.Image, x: int) -> bool:
     return sum(pixel(image, x, y) == DEAD for y in range(image.height)) > 100
 
 
-def test_the_bars_stack_dead_at_the_floor_and_up_at_the_top() -> None:
-    image = open_png(odds_chart_png([(1, 0.3, 0.3, 0.4)])).convert("RGB")
+def test_the_bars_stack_dead_at_the_floor_and_retired_at_the_top() -> None:
+    steps = [step(1, up="0.2", down="0.2", dead="0.4", retired="0.2")]
+    image = open_png(chart(steps)).convert("RGB")
     left = next(x for x in range(image.width) if bars_start(image, x))
     column = [pixel(image, left + 2, y) for y in range(image.height)]
-    order = [c for i, c in enumerate(column) if c in (UP, DOWN, DEAD) and c != column[i - 1]]
-    assert order == [UP, DOWN, DEAD]  # top to bottom
+    series = (UP, DOWN, DEAD, RETIRED)
+    order = [c for i, c in enumerate(column) if c in series and c != column[i - 1]]
+    assert order == [RETIRED, UP, DOWN, DEAD]  # top to bottom
 
 
 def test_a_tiny_share_still_leaves_the_others_exact() -> None:
-    found = bars(open_png(odds_chart_png([(1, 0.001, 0.0, 0.999)])))
+    found = bars(open_png(chart([step(1, up="0.001", down="0", dead="0.999")])))
     assert found[0][UP] == 0
     assert found[0][DOWN] == 0
     assert found[0][DEAD] > 250
 
 
 def test_the_title_is_drawn_only_when_given() -> None:
-    titled = open_png(odds_chart_png(SPIRAL, title="Roryn"))
-    untitled = open_png(odds_chart_png(SPIRAL))
+    titled = open_png(chart(SPIRAL, title="Roryn"))
+    untitled = open_png(chart(SPIRAL))
     title_area = (0, 0, 300, 80)
     assert count_colour(titled, INK, title_area) > 50
     assert count_colour(untitled, INK, title_area) == 0
@@ -553,29 +631,34 @@ def test_the_chart_colours_read_on_its_panel_and_apart() -> None:
     for colour in (INK, MUTED):
         assert contrast(colour, PANEL) >= 4.5
     # Neighbouring segments differ in lightness too, not in hue only.
-    assert contrast(DEAD, DOWN) >= 1.4
-    assert contrast(DOWN, UP) >= 1.4
-    assert [name for name, _ in ODDS_SERIES] == ["Dead", "Down", "Up"]
+    for (_, below), (_, above) in itertools.pairwise(ODDS_SERIES):
+        assert contrast(below, above) >= 1.4
+    assert [name for name, _ in ODDS_SERIES] == ["Dead", "Down", "Up", "Retired"]
+
+
+def bar(shares: tuple[str, ...], labels: tuple[str, ...] = ("0%",) * 4) -> OddsBar:
+    return OddsBar(1, tuple(F(p) for p in shares), labels)
 
 
 @pytest.mark.parametrize(
-    ("steps", "title"),
+    ("bars_", "title"),
     [
         ([], None),
-        ([(i, 1.0, 0.0, 0.0) for i in range(1, 12)], None),
-        ([(1, 0.5, 0.3, 0.1)], None),
-        ([(1, 0.5, 0.6, -0.1)], None),
-        ([(1, 1.2, -0.1, -0.1)], None),
-        (SPIRAL, ""),
-        (SPIRAL, "Roryn’s odds"),
-        (SPIRAL, "x" * 41),
+        ([bar(("0", "0", "1", "0"))] * 11, None),
+        ([bar(("0.1", "0.3", "0.5", "0"))], None),  # short of 1
+        ([bar(("-0.1", "0.6", "0.5", "0"))], None),
+        ([bar(("0", "0", "1"))], None),  # a share missing
+        ([bar(("0", "0", "1", "0"), ("0%", "0%", "100%"))], None),  # a label missing
+        ([bar(("0", "0", "1", "0"), ("0%", "0%", "100.0%", "0%"))], None),  # too long
+        ([bar(("0", "0", "1", "0"), ("0%", "0%", "", "0%"))], None),
+        (chart_bars(SPIRAL), ""),
+        (chart_bars(SPIRAL), "Roryn’s odds"),
+        (chart_bars(SPIRAL), "x" * 41),
     ],
 )
-def test_the_chart_refuses_what_it_cannot_draw(
-    steps: list[tuple[int, float, float, float]], title: str | None
-) -> None:
+def test_the_chart_refuses_what_it_cannot_draw(bars_: list[OddsBar], title: str | None) -> None:
     with pytest.raises(ValueError):
-        odds_chart_png(steps, title=title)
+        odds_chart_png(bars_, title=title)
 
 
 def test_file_names_are_png() -> None:

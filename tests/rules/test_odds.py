@@ -11,6 +11,7 @@ from fractions import Fraction as F
 import pytest
 
 from rules import odds, vitality
+from rules.condition import must_retire
 from rules.errors import RuleError
 from rules.models import CriticalBleed, GuildSettings, Sheet, State
 
@@ -159,14 +160,65 @@ def test_R_3_many_crits_wake_capped_at_max_vit() -> None:
     assert up[0].probability == 1 - F(5, 6) ** 3 - 3 * F(1, 6) * F(5, 6) ** 2
 
 
+RETIRES = "now Retired (Stress ≥ VIT, E-7)"
+
+
 def test_E_7_waking_with_stress_at_or_above_vit_retires() -> None:
     result = odds.recovery_odds(sheet(vit=0, res=3, stress=2), DEFAULT)
     assert [(o.label, o.vit, o.state) for o in result.normal] == [
         ("no change", 0, State.UNCONSCIOUS),
-        ("wake at VIT 1, then retire (Stress ≥ VIT)", 1, State.RETIRED),
-        ("wake at VIT 2, then retire (Stress ≥ VIT)", 2, State.RETIRED),
+        (f"wake at VIT 1, {RETIRES}", 1, State.RETIRED),
+        (f"wake at VIT 2, {RETIRES}", 2, State.RETIRED),
         ("wake at VIT 3", 3, State.UP),
     ]
+
+
+def test_E_7_stress_1_at_vit_0_retires_on_waking_at_vit_1_and_never_dies() -> None:
+    """Issue 21: RES 2, Stress 1. One Crit wakes at VIT 1, where Stress 1 ≥ VIT 1: Retired
+    (10/36); two wake at VIT 2: Up (1/36). An Unconscious roll cannot kill."""
+    result = odds.recovery_odds(sheet(vit=0, res=2, stress=1), DEFAULT)
+    assert table(result.normal) == [
+        ("no change", F(25, 36), 0, State.UNCONSCIOUS),
+        (f"wake at VIT 1, {RETIRES}", F(10, 36), 1, State.RETIRED),
+        ("wake at VIT 2", F(1, 36), 2, State.UP),
+    ]
+    assert table(result.advantage) == [  # D-3: a Crit 1/4 a die
+        ("no change", F(9, 16), 0, State.UNCONSCIOUS),
+        (f"wake at VIT 1, {RETIRES}", F(6, 16), 1, State.RETIRED),
+        ("wake at VIT 2", F(1, 16), 2, State.UP),
+    ]
+    assert result.chance(State.DEAD) == 0
+    assert result.chance(State.RETIRED) == F(5, 18)
+
+
+def test_E_7_spiral_of_stress_1_at_vit_0_retires_ten_times_in_eleven() -> None:
+    """Each roll ends the wait with 11/36: 10 of those 11 retire, 1 wakes Up; none dies."""
+    for step in odds.spiral(sheet(vit=0, res=2, stress=1), DEFAULT, rolls=10):
+        ended = 1 - F(25, 36) ** step.roll
+        assert step.down == F(25, 36) ** step.roll
+        assert step.retired == ended * F(10, 11)
+        assert step.up == ended * F(1, 11)
+        assert step.dead == 0
+
+
+def test_E_7_a_critical_roll_that_wakes_can_retire() -> None:
+    """R-3: VIT -1, RES 4: 3 dice; 2 Crits give VIT 1 (Stress 1 ≥ 1: Retired), 3 give VIT 2."""
+    result = odds.recovery_odds(sheet(vit=-1, res=4, stress=1), DEFAULT)
+    by_state = {(o.vit, o.state): o.probability for o in result.normal}
+    assert by_state[(1, State.RETIRED)] == 3 * F(1, 6) ** 2 * F(5, 6)
+    assert by_state[(2, State.UP)] == F(1, 6) ** 3
+    assert (1, State.UP) not in by_state
+
+
+@pytest.mark.parametrize("stress", [0, 1, 2, 3, 5])
+def test_E_7_the_odds_retire_exactly_where_the_rules_do(stress: int) -> None:
+    """A woken outcome is Retired exactly when `must_retire` (the check `finish` makes after a
+    recovery roll) says so for its VIT."""
+    character = sheet(vit=0, res=5, stress=stress)
+    for outcome in odds.recovery_odds(character, DEFAULT).normal:
+        if outcome.state in (State.UP, State.RETIRED):
+            retires = must_retire(character.update(vit=outcome.vit))
+            assert (outcome.state is State.RETIRED) == retires, outcome
 
 
 @pytest.mark.parametrize(

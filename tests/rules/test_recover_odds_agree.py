@@ -2,7 +2,8 @@
 
 Every possible sequence of faces is fed to `recover` through ScriptedRandom; the resulting
 distribution of (VIT, state) must equal `recovery_odds` exactly (R-1..R-6, D-2, D-3), under
-every setting that changes a recovery roll or what follows it (R-4, R-6, V-6, V-8).
+every setting that changes a recovery roll or what follows it (R-4, R-6, V-6, V-8), and with
+Stress, so that waking retires exactly where `recover` retires (E-7).
 """
 
 from __future__ import annotations
@@ -20,18 +21,28 @@ from rules.vitality import advantage_applies, recover
 from tests.rules.conftest import make
 
 
-def enumerate_recover(sheet: Sheet, settings: GuildSettings) -> dict[tuple[int, State], Fraction]:
+def enumerate_after(
+    sheet: Sheet, settings: GuildSettings, *, in_combat: bool = True, by_gm: bool = False
+) -> dict[Sheet, Fraction]:
+    """The sheet `recover` leaves after each possible sequence of faces, and its chance."""
     size = len(settings.die_faces)
     dice = sheet.recovery_dice
     rerolled = advantage_applies(sheet.advantage, sheet.state, settings)
-    result: dict[tuple[int, State], Fraction] = defaultdict(Fraction)
+    result: dict[Sheet, Fraction] = defaultdict(Fraction)
     for first in product(range(size), repeat=dice):
         misses = sum(settings.die_faces[i] == "M" for i in first) if rerolled else 0
         for again in product(range(size), repeat=misses):
             rng = ScriptedRandom([*first, *again])
-            after = recover(sheet, settings, rng, in_combat=True, by_gm=False).after
+            after = recover(sheet, settings, rng, in_combat=in_combat, by_gm=by_gm).after
             assert rng.remaining == 0
-            result[(after.vit, after.state)] += Fraction(1, size ** (dice + misses))
+            result[after] += Fraction(1, size ** (dice + misses))
+    return dict(result)
+
+
+def enumerate_recover(sheet: Sheet, settings: GuildSettings) -> dict[tuple[int, State], Fraction]:
+    result: dict[tuple[int, State], Fraction] = defaultdict(Fraction)
+    for after, p in enumerate_after(sheet, settings).items():
+        result[(after.vit, after.state)] += p
     return dict(result)
 
 
@@ -40,6 +51,10 @@ SHEETS = [
     {"vit": 0, "res": 3, "advantage": True},
     {"vit": 0, "res": 2, "max_vit": 1},
     {"vit": 0, "res": 2, "stress": 1},
+    {"vit": 0, "res": 3, "stress": 2, "advantage": True},
+    {"vit": -1, "res": 3, "stress": 1},
+    {"vit": -1, "res": 4, "stress": 2, "advantage": True},
+    {"vit": -2, "res": 2, "stress": 1},
     {"vit": -1, "res": 3},
     {"vit": -1, "res": 4, "advantage": True},
     {"vit": -1, "res": 2, "advantage": True},
@@ -118,3 +133,50 @@ def test_R_6_no_the_spiral_agrees_with_two_scripted_recoveries():
             (p for (_, state), p in results.items() if state is State.UP), Fraction(0)
         )
     assert spiral(sheet, settings, rolls=2)[1].up == up
+
+
+def after_rolls(sheet: Sheet, settings: GuildSettings, rolls: int) -> dict[State | None, Fraction]:
+    """Every face of `rolls` recovery rolls in a row (the GM calling each, outside combat), fed
+    to `recover`: the chance of each end it reaches, and of still being down (None)."""
+    ends: dict[State | None, Fraction] = defaultdict(Fraction)
+    chain = {sheet: Fraction(1)}
+    for _ in range(rolls):
+        after: dict[Sheet, Fraction] = defaultdict(Fraction)
+        for current, weight in chain.items():
+            for sheet_after, p in enumerate_after(
+                current, settings, in_combat=False, by_gm=True
+            ).items():
+                if sheet_after.state.is_down:
+                    after[sheet_after] += weight * p
+                else:
+                    ends[sheet_after.state] += weight * p
+        chain = after
+    ends[None] = sum(chain.values(), Fraction(0))
+    return dict(ends)
+
+
+@pytest.mark.parametrize(
+    ("fields", "settings"),
+    [
+        ({"vit": 0, "res": 2, "stress": 1}, GuildSettings()),  # issue 21's character
+        ({"vit": -1, "res": 3, "stress": 1, "advantage": True}, GuildSettings()),
+        ({"vit": -2, "res": 3, "stress": 2}, GuildSettings()),  # a Last Gasp first
+        ({"vit": -1, "res": 2, "stress": 1}, GuildSettings(die_faces="MHC")),
+        (
+            {"vit": -2, "res": 2, "stress": 1, "advantage": True},
+            GuildSettings(last_gasp_advantage="no"),
+        ),
+    ],
+)
+def test_E_7_the_spiral_retires_where_three_scripted_recoveries_do(fields, settings):
+    """Up, still down, Dead and Retired after each of three rolls: the spiral's exact chances
+    equal those of `recover` fed every face, roll after roll (E-7 on waking, R-6's advantage)."""
+    sheet = make(**fields)
+    steps = spiral(sheet, settings, rolls=3)
+    for rolls, step in enumerate(steps, start=1):
+        seen = after_rolls(sheet, settings, rolls)
+        assert seen.get(State.UP, 0) == step.up
+        assert seen.get(State.DEAD, 0) == step.dead
+        assert seen.get(State.RETIRED, 0) == step.retired
+        assert seen[None] == step.down
+    assert steps[-1].retired > 0
