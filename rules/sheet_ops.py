@@ -1,5 +1,5 @@
 """Creating a sheet, editing its fields (P-4, P-5), setting state directly (GM), reviving
-(V-5, E-7) and importing a sheet (P-6)."""
+(V-5, E-7), importing a sheet (P-6) and giving a character to another member (GM)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,9 @@ from pydantic import ValidationError
 from rules.condition import breakdown_started, finish, must_retire
 from rules.errors import RuleError
 from rules.models import Emotion, GuildSettings, Sheet, State
+from rules.names import clean_name
 from rules.outcome import BOOKKEEPING_FIELDS, Outcome
+from rules.text import say
 
 # The fields that describe the character (its build), and those that hold its state.
 EDITABLE = ("name", "max_vit", "res", "con_base", "humility", "composure", "insight", "threshold")
@@ -62,15 +64,22 @@ def _fields(fields: Mapping[str, object], allowed: tuple[str, ...]) -> dict[str,
 
 
 def _refusal(
-    error: ValidationError, prefix: str = "", suffix: str = "Enter a value in range."
+    error: ValidationError,
+    prefix: str = "",
+    suffix: str = "Enter a value in range.",
+    name_suffix: str = "",
 ) -> RuleError:
-    """The first problem pydantic found, as a refusal naming the field."""
+    """The first problem pydantic found, as a refusal naming the field. A name's problem says
+    itself what to type instead (rules.names): no range to enter."""
     first = error.errors()[0]
     message = str(first["msg"]).removeprefix("Value error, ")
-    if first["loc"]:  # a field's own range; cross-field checks have no location
-        field = str(first["loc"][0])
+    field = str(first["loc"][0]) if first["loc"] else None  # cross-field checks have none
+    if field == "name":
+        suffix = name_suffix
+    elif field is not None:
         message = f"{LABELS.get(field, field)}: {message}"
-    return RuleError(prefix + "{problem}. " + suffix, problem=message[0].upper() + message[1:])
+    template = prefix + "{problem}." + (" " + suffix if suffix else "")
+    return RuleError(template, problem=message[0].upper() + message[1:])
 
 
 def _validated(data: Mapping[str, object]) -> Sheet:
@@ -150,11 +159,11 @@ def edit_sheet(sheet: Sheet, *, by_gm: bool, in_combat: bool, **fields: object) 
     rules = ["P-5"] if ruled else ["P-4"]
     after = _breakdown_from_stacks(after, notes, rules)
     if after == sheet:
-        headline = f"Nothing changes: {sheet.name} already has those values."
+        headline = say("Nothing changes: {name} already has those values.", name=sheet.name)
     elif after.name != sheet.name:
-        headline = f"{sheet.name} is renamed {after.name}."
+        headline = say("{name} is renamed {new}.", name=sheet.name, new=after.name)
     else:
-        headline = f"{sheet.name}'s sheet is edited."
+        headline = say("{name}'s sheet is edited.", name=sheet.name)
     return finish("edit", sheet, after, rules, headline=headline, notes=notes)
 
 
@@ -174,9 +183,9 @@ def set_fields(sheet: Sheet, settings: GuildSettings, **fields: object) -> Outco
     after = _breakdown_from_stacks(after, notes, rules)
     named = ", ".join(LABELS[f].removeprefix("The ") for f in given)
     if after == sheet:
-        headline = f"Nothing changes: {sheet.name} already has those values."
+        headline = say("Nothing changes: {name} already has those values.", name=sheet.name)
     else:
-        headline = f"The GM sets {named} for {sheet.name}."
+        headline = say("The GM sets " + named + " for {name}.", name=sheet.name)
     return finish("set", sheet, after, rules, headline=headline, settings=settings, notes=notes)
 
 
@@ -194,7 +203,8 @@ def revive(sheet: Sheet, *, stress: int | None = None) -> Outcome:
     if new_stress > 0 and new_stress >= vit:
         raise RuleError(
             "{name} would retire again at once: Stress {stress} is at least its VIT {vit} (E-7). "
-            "Lower Stress with the revive's stress option (e.g. stress:0).",
+            "Lower Stress first: with the revive's stress option (e.g. stress:0) or with "
+            "/character set.",
             name=sheet.name,
             stress=new_stress,
             vit=vit,
@@ -207,28 +217,43 @@ def revive(sheet: Sheet, *, stress: int | None = None) -> Outcome:
             "vit": vit,
             "stress": new_stress,
             "advantage": False,
+            # The round's flags: the round it died or retired in is not its round any more.
+            "early_this_round": False,
+            "spent_this_round": False,
             "recovered_this_round": False,
         }
     )
     rules = ["V-5"] if state is State.DEAD else ["E-7"]
-    headline = f"{sheet.name} is back: Up at VIT {vit}/{sheet.max_vit}."
+    headline = say(
+        "{name} is back: Up at VIT {vit}/{most}.", name=sheet.name, vit=vit, most=sheet.max_vit
+    )
     return finish("revive", sheet, after, rules, headline=headline, retirement=False)
 
 
 def import_sheet(
-    data: Mapping[str, object], owner_id: int, settings: GuildSettings, *, by_gm: bool
+    data: Mapping[str, object],
+    owner_id: int,
+    settings: GuildSettings,
+    *,
+    by_gm: bool,
+    name: str | None = None,
 ) -> tuple[Sheet, list[str]]:
-    """P-6: the new character is the importer's. A player's import takes the build and starts
-    the state fresh; the GM's takes the state too; flags never. Every value must lie in its
-    range and be of its type: nothing is rounded or clamped. Returns the sheet and what was
-    left out, to tell the importer."""
+    """P-6: the new character is `owner_id`'s (the importer's, or the GM's pick). A player's
+    import takes the build and starts the state fresh; the GM's takes the state too; flags
+    never. `name` replaces the file's name, checked as any name (section 1). Every value must
+    lie in its range and be of its type: nothing is rounded or clamped. Returns the sheet and
+    what was left out, to tell the importer."""
     known = {*EDITABLE, *IMPORTED_STATE, *NEVER_IMPORTED}
     unknown = sorted(str(key) for key in data if key not in known)
     if unknown:
         raise RuleError("The file has a field this bot does not know: {field}.", field=unknown[0])
     build = {key: data[key] for key in EDITABLE if key in data}
+    if name is not None:
+        build["name"] = _checked_name(name)
     if "name" not in build:
-        raise RuleError("The sheet in that file has no name.")
+        raise RuleError(
+            "The sheet in that file has no name: give it one with the import's name option."
+        )
     build.setdefault("threshold", settings.emotion_threshold)
     state = {key: data[key] for key in IMPORTED_STATE if key in data}
     if "stamina" not in state and "con_wounds" in state:
@@ -266,5 +291,29 @@ def _strict(data: Mapping[str, object]) -> Sheet:
         return Sheet.model_validate_json(text, strict=True)
     except ValidationError as error:
         raise _refusal(
-            error, "The sheet in that file is not valid: ", "Fix the file or export it again."
+            error,
+            "The sheet in that file is not valid: ",
+            "Fix the file or export it again.",
+            "Fix the file, or import it under another name with the import's name option.",
         ) from None
+
+
+def _checked_name(name: str) -> str:
+    """A name typed for a command, checked as any name (section 1)."""
+    try:
+        return clean_name(name)
+    except ValueError as error:
+        problem = str(error)
+        raise RuleError("{problem}.", problem=problem[0].upper() + problem[1:]) from None
+
+
+def give(sheet: Sheet, owner_id: int) -> Outcome:
+    """GM: the character changes hands (P-2, P-3). A change of owner (U-2): logged, shown by
+    /history, and undone by /undo, which gives it back."""
+    if owner_id == sheet.owner_id:
+        raise RuleError(
+            "{name} already belongs to that member: pick someone else for to.", name=sheet.name
+        )
+    after = sheet.update(owner_id=owner_id)
+    headline = say("{name} now belongs to <@{owner}>.", name=sheet.name, owner=owner_id)
+    return finish("give", sheet, after, ["P-3"], headline=headline)

@@ -12,11 +12,11 @@ from discord import app_commands
 from bot import replies
 from bot.options import focused_text
 from bot.people import faces_for
-from bot.render.common import CHOICE_NAME_LIMIT, CHOICES_LIMIT, STATE_MARKS, truncate
+from bot.render.common import CHOICE_NAME_LIMIT, CHOICES_LIMIT, STATE_MARKS
 from bot.render.outcome import outcome_reply
 from bot.services.context import Acted
 from rules.models import Sheet
-from rules.names import MAX_NAME
+from rules.names import MAX_NAME_LENGTH, graphemes
 
 if TYPE_CHECKING:
     from bot.app import LastGaspBot
@@ -27,12 +27,14 @@ else:
 
 log = logging.getLogger("lastgasp.cogs")
 
-# `character` holds a name: declared with a name's length, so that no refusal can quote more.
-CharacterName = app_commands.Range[str, 1, MAX_NAME]
+# `character` holds a name: declared with a name's longest text (UTF-16 units, as Discord
+# counts; 32 emoji sequences take more than 32), so that no refusal can quote more.
+CharacterName = app_commands.Range[str, 1, MAX_NAME_LENGTH]
 CHARACTER = "A character of this server (type to search)"
 CHARACTER_OR_ACTIVE = f"{CHARACTER} (default: your active character)"
 # One way to declare choices: Literal, turned into the rules' enums by the cog.
 EmotionChoice = Literal["anger", "fear", "sadness", "guilt"]
+CHOICE_VALUE_LIMIT = 100
 GM_ONLY = discord.Permissions(manage_guild=True)  # Discord hides it from players; checked again
 
 
@@ -43,6 +45,7 @@ async def send_acted(interaction: Interaction, acted: Acted) -> None:
         character_id=acted.character_id,
         settings=acted.settings,
         faces=faces_for(interaction),
+        in_combat=acted.in_combat,
     )
     await replies.deliver(interaction, reply)
 
@@ -63,7 +66,36 @@ async def character_autocomplete(
     except Exception:
         log.warning("autocomplete failed (guild %s)", interaction.guild_id, exc_info=True)
         return []
-    return [choice(row.sheet.name, label(row.sheet)) for row in rows[:CHOICES_LIMIT]]
+    return [
+        choice(row.sheet.name, label(row.sheet))
+        for row in rows[:CHOICES_LIMIT]
+        if _offerable(row.sheet.name)
+    ]
+
+
+def _units(text: str) -> int:
+    """Length in UTF-16 units: an emoji takes two or more (Discord's count, to be safe)."""
+    return len(text.encode("utf-16-le")) // 2
+
+
+def _offerable(name: str) -> bool:
+    """A choice's value takes at most 100 characters: a longer name (32 emoji sequences can
+    be) is typed, not offered, or Discord refuses every choice."""
+    return _units(name) <= CHOICE_VALUE_LIMIT
+
+
+def _fit(text: str, limit: int) -> str:
+    """`text` cut to `limit` UTF-16 units between characters as the user sees them (never
+    inside an emoji), with an ellipsis."""
+    if _units(text) <= limit:
+        return text
+    kept, used = [], 1  # the ellipsis
+    for cluster in graphemes(text):
+        used += _units(cluster)
+        if used > limit:
+            break
+        kept.append(cluster)
+    return "".join(kept) + "…"
 
 
 def label(sheet: Sheet) -> str:
@@ -75,4 +107,4 @@ def label(sheet: Sheet) -> str:
 
 
 def choice(value: str, name: str) -> app_commands.Choice[str]:
-    return app_commands.Choice(name=truncate(name, CHOICE_NAME_LIMIT), value=value)
+    return app_commands.Choice(name=_fit(name, CHOICE_NAME_LIMIT), value=value)

@@ -31,6 +31,7 @@ from bot.cogs.common import (
     send_acted,
 )
 from bot.people import caller_of
+from bot.questions import answered
 from bot.render.buttons import DeleteButton, view_of
 from bot.render.sheet import (
     created_reply,
@@ -44,11 +45,14 @@ from bot.render.sheet import (
 from bot.render.table import character_list
 from bot.services import sheet as service
 from rules.errors import RuleError
-from rules.names import MAX_NAME
+from rules.names import MAX_NAME_LENGTH
 
 Con = Literal["d6", "d8", "d10", "d12"]
 Ability = app_commands.Range[int, -10, 20]
-Name = app_commands.Range[str, 1, MAX_NAME]
+# Discord counts max_length in UTF-16 units; a name's 32 characters are counted by the rules
+# (rules.names, as the user sees them), so the option lets the longest name through.
+Name = app_commands.Range[str, 1, MAX_NAME_LENGTH]
+NAME = "1–32 characters (an emoji counts as one), unique in this server"
 CONFIRM_SECONDS = 60
 DOWNLOAD_SECONDS = 1.5  # inside Discord's 3-second window
 
@@ -95,7 +99,7 @@ class SheetCog(commands.GroupCog, group_name="character", group_description="Cha
 
     @app_commands.command(name="create", description="Create a character (docs/rules.md: defaults)")
     @app_commands.describe(
-        name="The character's name, 1–32 characters, unique in this server",
+        name=f"The character's name, {NAME}",
         owner="GM only: the player who owns it (default: you)",
         **DESCRIBE_SHEET,
     )
@@ -153,9 +157,7 @@ class SheetCog(commands.GroupCog, group_name="character", group_description="Cha
         await replies.deliver(interaction, selected_notice(row.sheet))
 
     @app_commands.command(name="edit", description="Owner or GM: change fields that are not state")
-    @app_commands.describe(
-        character=CHARACTER, name="A new name, 1–32 characters", **DESCRIBE_SHEET
-    )
+    @app_commands.describe(character=CHARACTER, name=f"A new name, {NAME}", **DESCRIBE_SHEET)
     @app_commands.autocomplete(character=character_autocomplete)
     async def edit(
         self,
@@ -245,7 +247,9 @@ class SheetCog(commands.GroupCog, group_name="character", group_description="Cha
         await replies.deliver(interaction, delete_question(row.sheet, view))
 
         async def time_out() -> None:
-            with contextlib.suppress(discord.HTTPException):  # answered or dismissed already
+            if answered(interaction.client, (row.id, caller.user_id, until)):
+                return  # the answer stays as it is (bot/questions.py)
+            with contextlib.suppress(discord.HTTPException):  # dismissed already
                 await interaction.edit_original_response(
                     content=delete_unanswered(row.sheet), view=None
                 )
@@ -270,6 +274,19 @@ class SheetCog(commands.GroupCog, group_name="character", group_description="Cha
         )
         await send_acted(interaction, acted)
 
+    @app_commands.command(name="give", description="GM: hand a character to another member")
+    @app_commands.default_permissions(GM_ONLY)
+    @app_commands.describe(character=CHARACTER, to="The member who owns it from now on")
+    @app_commands.autocomplete(character=character_autocomplete)
+    async def give(
+        self, interaction: Interaction, character: CharacterName, to: discord.Member
+    ) -> None:
+        bot = interaction.client
+        acted = await service.give_character(
+            bot.db, caller_of(interaction), bot.rng, character, to=to.id
+        )
+        await send_acted(interaction, acted)
+
     @app_commands.command(name="export", description="Owner or GM: the sheet as a JSON file")
     @app_commands.describe(character=CHARACTER)
     @app_commands.autocomplete(character=character_autocomplete)
@@ -280,8 +297,18 @@ class SheetCog(commands.GroupCog, group_name="character", group_description="Cha
         await replies.deliver(interaction, export_reply(sheet, data))
 
     @app_commands.command(name="import", description="A new character from an exported JSON file")
-    @app_commands.describe(file="A .json file made by /character export")
-    async def import_(self, interaction: Interaction, file: discord.Attachment) -> None:
+    @app_commands.describe(
+        file="A .json file made by /character export",
+        name="Import it under this name, not the file's (1–32 characters, an emoji is one)",
+        owner="GM only: the player who owns it (default: you)",
+    )
+    async def import_(
+        self,
+        interaction: Interaction,
+        file: discord.Attachment,
+        name: Name | None = None,
+        owner: discord.Member | None = None,
+    ) -> None:
         caller = caller_of(interaction)
         if not _is_json(file):
             raise RuleError("Attach a .json file made by /character export: that file is not JSON.")
@@ -294,7 +321,13 @@ class SheetCog(commands.GroupCog, group_name="character", group_description="Cha
             data = await asyncio.wait_for(self.download(file), DOWNLOAD_SECONDS)
         except (TimeoutError, discord.HTTPException):
             raise RuleError("Discord did not hand over the file: attach it again.") from None
-        imported = await service.import_character(interaction.client.db, caller, data)
+        imported = await service.import_character(
+            interaction.client.db,
+            caller,
+            data,
+            name=name,
+            owner_id=owner.id if owner else None,
+        )
         await replies.deliver(interaction, imported_reply(imported.row.sheet, imported.left_out))
 
 

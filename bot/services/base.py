@@ -14,6 +14,7 @@ from bot.services.context import Acted, ActionContext, Caller, Permission, Targe
 from rules import permissions
 from rules.errors import RuleError
 from rules.models import GuildSettings
+from rules.names import MAX_NAME, graphemes
 from rules.outcome import Outcome
 
 NO_ACTIVE = "You have no active character: pick one with /character select, or name the character."
@@ -21,6 +22,11 @@ GONE = "That character no longer exists (it was deleted). Nothing was changed."
 
 
 def no_character(name: str) -> RuleError:
+    if len(graphemes(name)) > MAX_NAME:  # no name is that long: not worth quoting back
+        return RuleError(
+            f"No character has a name that long (at most {MAX_NAME} characters). "
+            "/character list shows the names."
+        )
     return RuleError(
         "No character named {name} in this server. /character list shows the names.", name=name
     )
@@ -112,13 +118,13 @@ async def run_character_action(
         outcome = apply(ctx)
         if outcome.before != row.sheet:  # the log's before/after must chain without a gap
             raise RuntimeError(f"{command}: the outcome does not start from the loaded sheet")
-        decided.update(character_id=row.id, settings=actor.settings)
+        decided.update(character_id=row.id, settings=actor.settings, in_combat=ctx.in_combat)
         return outcome
 
     outcome = await db.act(
         caller.guild_id, target, caller.user_id, decide, command=command, inputs=inputs
     )
-    return Acted(outcome, decided["character_id"], decided["settings"])
+    return Acted(outcome, decided["character_id"], decided["settings"], decided["in_combat"])
 
 
 async def read_character(

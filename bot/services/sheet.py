@@ -1,4 +1,5 @@
-"""Use cases of `/character`: create, read, select, edit, set, delete, revive, export, import.
+"""Use cases of `/character`: create, read, select, edit, set, delete, revive, export, import,
+give.
 
 Each is one transaction: load, check permission (rules.permissions, P-5, P-6), apply a rule
 (rules.sheet_ops), save, log the event with the sheet before and after.
@@ -122,6 +123,19 @@ async def revive_character(
     )
 
 
+async def give_character(
+    db: Database, caller: Caller, rng: random.Random, name: str, *, to: int
+) -> Acted:
+    """GM: hand a character to another member of the guild (a change of owner, U-2)."""
+
+    def rule(ctx: ActionContext) -> Outcome:
+        return sheet_ops.give(ctx.sheet, to)
+
+    return await change_character(
+        db, caller, rng, "character give", name, Permission.GM, rule, {"to": to}
+    )
+
+
 # --- delete: asked first, done after the confirmation button ---------------------------------
 
 
@@ -149,6 +163,13 @@ async def delete_character(db: Database, caller: Caller, character_id: int) -> S
         )
         await uow.delete_character(row.id)
     return row.sheet
+
+
+async def character_exists(db: Database, caller: Caller, character_id: int) -> bool:
+    """Whether the character a delete question is about is still there (a Cancel after the
+    Delete must not say that nothing was deleted)."""
+    async with db.transaction(caller.guild_id, read_only=True) as uow:
+        return await uow.character_by_id(character_id, lock=False) is not None
 
 
 # --- export and import -----------------------------------------------------------------------
@@ -200,16 +221,37 @@ class Imported:
     left_out: list[str]  # the state a player's import started fresh (P-6)
 
 
-async def import_character(db: Database, caller: Caller, data: bytes) -> Imported:
-    """P-6: a new character, the importer's; a player's import brings the build only."""
+async def import_character(
+    db: Database,
+    caller: Caller,
+    data: bytes,
+    *,
+    name: str | None = None,
+    owner_id: int | None = None,
+) -> Imported:
+    """P-6: a new character, the importer's; a player's import brings the build only. `name`
+    imports it under another name (a clash is fixed without editing the file); `owner_id`
+    imports it for another player, which is the GM's (as in create_character)."""
     document = read_export(data)
     async with db.transaction(caller.guild_id) as uow:
         settings = await uow.settings()
-        sheet, left_out = sheet_ops.import_sheet(
-            document, caller.user_id, settings, by_gm=is_gm(settings, caller)
-        )
+        gm = is_gm(settings, caller)
+        owner = caller.user_id if owner_id is None else owner_id
+        if owner != caller.user_id and not gm:
+            raise RuleError(
+                "Only the GM can import a character for another player (P-6): leave out "
+                "owner to import it as your own."
+            )
+        sheet, left_out = sheet_ops.import_sheet(document, owner, settings, by_gm=gm, name=name)
+        if await uow.character(sheet.name, lock=False) is not None:
+            raise RuleError(
+                "This server already has a character named {name}. Import the sheet under "
+                "another name with the import's name option.",
+                name=sheet.name,
+            )
         row = await uow.add_character(sheet)
-        if await uow.active_character(caller.user_id, lock=False) is None:
-            await uow.set_active(caller.user_id, row.id)
-        await uow.log(row.id, caller.user_id, "character import", {"name": sheet.name}, after=sheet)
+        if await uow.active_character(owner, lock=False) is None:
+            await uow.set_active(owner, row.id)
+        inputs = {"name": sheet.name, **({"owner_id": owner} if owner != caller.user_id else {})}
+        await uow.log(row.id, caller.user_id, "character import", inputs, after=sheet)
     return Imported(row, left_out)

@@ -162,10 +162,12 @@ INVISIBLE_NAMES = [
 
 
 async def refused_name(harness: Harness, result: Result) -> str:
+    """Section 1: the refusal names the character (`U+200B, a zero-width space`) and what to
+    type instead; never the range text of a number."""
     text = refused_once(result)
-    assert any(
-        words in text for words in ("invisible or control characters", "visible character", "(NUL)")
-    ), text
+    assert "U+" in text or "(NUL)" in text, text
+    assert "without it" in text or "(NUL)" in text, text
+    assert "in range" not in text, text
     return text
 
 
@@ -179,6 +181,124 @@ async def test_a_name_with_invisible_characters_is_refused_at_every_door(any_har
     await refused_name(harness, await harness.run(harness.gm, "character create", name=name))
     edit = await harness.run(harness.gm, "character edit", character="Roryn", name=name)
     await refused_name(harness, edit)
+    assert await harness.snapshot() == before
+
+
+# Issue 21 item 10: names people type, with emoji sequences (section 1).
+EMOJI_NAMES = [
+    pytest.param("Gus 🧙\u200d♂\ufe0f the Grey", id="zwj-sequence"),
+    pytest.param("🏳\ufe0f\u200d🌈 Pip", id="rainbow-flag"),
+    pytest.param("Ada 👍🏽", id="skin-tone"),
+    pytest.param("🏴\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f Sco", id="tags"),
+    pytest.param("🇫🇷 Jeanne", id="flag"),
+]
+FAMILY = "👨\u200d👩\u200d👧\u200d👦"  # one character the user sees; 11 UTF-16 units
+
+
+@pytest.mark.parametrize("name", EMOJI_NAMES)
+async def test_a_name_with_emoji_sequences_goes_through_every_door(any_harness, name):
+    """Created, renamed, imported: shown and found as typed (show, autocomplete, any
+    `character:` option); the key stays unique per guild (on both databases)."""
+    harness = any_harness
+    created = await harness.run(harness.owner, "character create", name=name)
+    assert not created.ephemeral
+    assert escape(name) in created.embed["title"]
+    shown = await harness.run(harness.owner, "character show", character=name)
+    assert shown.embed["title"].endswith(escape(name))
+    first = name[:3]
+    [offered] = await harness.complete(
+        harness.owner, "character show", "character", character=first
+    )
+    assert offered["value"] == name
+    hit = await harness.run(harness.owner, "damage", character=name, amount=1)
+    assert not hit.ephemeral and "VIT 10 → 9" in hit.embed["description"]
+    # one key: the same name in capitals, or without its variation selectors, is taken
+    before = await harness.snapshot()
+    for twin in (name.upper(), name.replace("\ufe0f", "")):
+        refused_once(
+            await harness.run(harness.gm, "character create", name=twin), "already has a character"
+        )
+    assert await harness.snapshot() == before
+    # a rename to it and back, and an import under it
+    renamed = await harness.run(harness.owner, "character edit", character=name, name="Plain")
+    assert not renamed.ephemeral
+    renamed = await harness.run(harness.owner, "character edit", character="Plain", name=name)
+    assert not renamed.ephemeral and (await harness.sheet(name)).name == name
+    document = await exported(harness)
+    imported = await harness.run(
+        harness.gm,
+        "character import",
+        file=Attachment("sheet.json", json.dumps(document).encode()),
+        name=f"{name} II",
+    )
+    assert not imported.ephemeral and (await harness.sheet(f"{name} II")).name == f"{name} II"
+    document["sheet"]["name"] = f"Copy {name}"
+    imported = await import_file(harness, harness.gm, json.dumps(document))
+    assert not imported.ephemeral and (await harness.sheet(f"Copy {name}")).name == f"Copy {name}"
+
+
+async def test_32_emoji_sequences_make_a_name_the_option_checks_let_through(harness):
+    """Length counts what the user sees: 32 families are 32 characters (352 UTF-16 units,
+    more than Discord's max_length would allow if it were declared as 32)."""
+    created = await harness.run(harness.owner, "character create", name=FAMILY * 32)
+    assert not created.ephemeral
+    assert (await harness.sheet(FAMILY * 32)).name == FAMILY * 32
+    text = refused_once(await harness.run(harness.owner, "character create", name=FAMILY * 33))
+    assert "at most 32 characters, and that one has 33" in text
+    assert "in range" not in text
+
+
+async def test_autocomplete_leaves_out_a_name_too_long_to_be_a_choice(harness):
+    """A choice's value holds at most 100 characters: a name of 32 families (352 UTF-16
+    units) would make Discord refuse every choice. It is left out (typed, it is found)."""
+    await harness.add_character(FAMILY * 32)
+    await harness.add_character(FAMILY + " Pip")
+    choices = await harness.complete(harness.owner, "character show", "character", character="")
+    assert [c["value"] for c in choices] == [FAMILY + " Pip"]
+    shown = await harness.run(harness.owner, "character show", character=FAMILY * 32)
+    assert shown.reply.embeds  # the sheet, not a refusal
+
+
+async def test_an_emoji_name_is_offered_with_its_label_cut_between_emoji(harness):
+    """A choice's label holds at most 100 characters: 25 thumbs with a skin tone take 100
+    UTF-16 units, so the label is cut, between two emoji, never inside one."""
+    name = "👍🏽" * 25
+    await harness.add_character(name)
+    [offered] = await harness.complete(harness.owner, "character show", "character", character="")
+    assert offered["value"] == name
+    label = offered["name"]
+    assert label.endswith("👍🏽…") and len(label.encode("utf-16-le")) // 2 <= 100
+
+
+@pytest.mark.parametrize(
+    ("name", "called"),
+    [
+        ("Bo\u200db", "U+200D, a zero-width joiner"),  # a joiner between letters
+        ("Bo👍\u200d", "U+200D, a zero-width joiner"),  # a joiner that joins nothing
+        ("Bob\ufe0f", "U+FE0F, a variation selector"),
+        ("Bob\U000e0041", "U+E0041, a tag character"),
+        ("Bo\u200bb 👍🏽", "U+200B, a zero-width space"),  # an emoji does not excuse the rest
+    ],
+)
+async def test_emoji_parts_outside_an_emoji_sequence_are_refused_at_every_door(
+    harness, name, called
+):
+    document = await exported(harness)
+    before = await harness.snapshot()
+    document["sheet"]["name"] = name
+    for result in (
+        await import_file(harness, harness.gm, json.dumps(document)),
+        await harness.run(harness.gm, "character create", name=name),
+        await harness.run(harness.gm, "character edit", character="Roryn", name=name),
+        await harness.run(
+            harness.gm,
+            "character import",
+            file=Attachment("sheet.json", json.dumps(document).encode()),
+            name=name,
+        ),
+    ):
+        text = await refused_name(harness, result)
+        assert called in text
     assert await harness.snapshot() == before
 
 
@@ -212,7 +332,7 @@ async def test_a_name_too_long_once_spelled_out_is_refused_alike_on_both_databas
     assert len(name) <= 32 < 128 < len(name_key(name))
     document = await exported(harness)
     before = await harness.snapshot()
-    expected = "that name spells out to 144 characters (at most 128)"
+    expected = "That name spells out to 144 characters (at most 128)"
     refused_once(await harness.run(harness.gm, "character create", name=name), expected)
     edit = await harness.run(harness.gm, "character edit", character="Roryn", name=name)
     refused_once(edit, expected)

@@ -13,12 +13,13 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select
 
-from bot.db.tables import events
+from bot.db.tables import characters, events
 from bot.failures import EXPIRED, SOMETHING_WENT_WRONG
 from bot.offline import Attachment
 from bot.render.common import INFO_COLOUR
 from bot.services import sheet as sheet_service
 from bot.services.sheet import EXPORT_FORMAT, MAX_IMPORT_BYTES
+from rules.names import MAX_NAME_LENGTH
 from tests.discord._table_helpers import public, refused
 
 NOT_HERE = "No character named"
@@ -149,12 +150,14 @@ async def test_create_refuses_bad_names(harness):
 async def test_a_character_option_longer_than_a_name_is_refused_short(harness):
     text = refused(await harness.run(harness.owner, "character show", character="x" * 500), "32")
     assert len(text) < 200
+    text = refused(await harness.run(harness.owner, "character show", character="x" * 33), "32")
+    assert "x" * 33 not in text
 
 
 async def test_names_are_escaped_and_never_ping(harness):
     result = await harness.run(harness.owner, "character create", name="@everyone *Bo*")
     embed = public(result)
-    assert "@everyone" not in embed["title"] and "\\*Bo\\*" in embed["title"]
+    assert "\\@everyone \\*Bo\\*" in embed["title"]  # escaped: no mention, no italics
 
 
 # --- show, list ----------------------------------------------------------------------------
@@ -469,6 +472,65 @@ async def test_revive_is_the_gms(harness):
 # --- export and import ---------------------------------------------------------------------
 
 
+# --- give ----------------------------------------------------------------------------------
+
+
+async def owner_column(harness, name: str) -> int:
+    """The indexed owner column of the character's row (bot.db writes it with the sheet)."""
+    row = await harness.row(name)
+    async with harness.db.engine.connect() as conn:
+        stmt = select(characters.c.owner_id).where(characters.c.id == row.id)
+        return (await conn.execute(stmt)).scalar_one()
+
+
+async def test_give_hands_a_character_over_as_a_change_undone_by_undo_U_2(any_harness):
+    """The GM's `/character give`: logged, in /history, reverted by /undo (which gives it
+    back); the owner column follows the sheet on both databases; the new owner is named
+    without a ping."""
+    harness = any_harness
+    await harness.add_character("Roryn", vit=4, logged=True)
+    given = await harness.run(harness.gm, "character give", character="Roryn", to=harness.player)
+    embed = public(given)  # public() checks that no mention may ping
+    player = f"<@{harness.player.user_id}>"
+    assert embed["title"].endswith("Roryn · Changes hands")
+    assert embed["description"].startswith(f"**Roryn now belongs to {player}.**")
+    assert f"Owner <@{harness.owner.user_id}> → {player}" in embed["description"]
+    assert (await harness.sheet("Roryn")).owner_id == harness.player.user_id
+    assert await owner_column(harness, "Roryn") == harness.player.user_id
+    # the new owner acts on it; the old one no longer may (P-2)
+    public(await harness.run(harness.player, "damage", character="Roryn", amount=1))
+    refused(await harness.run(harness.owner, "heal", character="Roryn", amount=1), "P-4")
+    [_damage, give, _create] = await harness.history("Roryn")
+    assert give.command == "character give"
+    assert give.inputs == {"character": "Roryn", "to": harness.player.user_id}
+    history = await harness.run(harness.gm, "history", character="Roryn")
+    assert "character give" in history.text()
+    public(await harness.run(harness.gm, "undo", character="Roryn"))  # the damage
+    undone = await harness.run(harness.gm, "undo", character="Roryn")  # the give
+    assert f"Owner {player} → <@{harness.owner.user_id}>" in public(undone)["description"]
+    assert (await harness.sheet("Roryn")).owner_id == harness.owner.user_id
+    assert await owner_column(harness, "Roryn") == harness.owner.user_id
+
+
+async def test_give_is_the_gms_and_refuses_the_owner_it_has(harness):
+    await harness.add_character("Roryn")
+    before = await harness.snapshot()
+    for member in (harness.owner, harness.player):
+        refused(
+            await harness.run(member, "character give", character="Roryn", to=harness.player),
+            "GM",
+        )
+    refused(
+        await harness.run(harness.gm, "character give", character="Roryn", to=harness.owner),
+        "already belongs to that member",
+    )
+    refused(
+        await harness.run(harness.gm, "character give", character="Nobody", to=harness.owner),
+        NOT_HERE,
+    )
+    assert await harness.snapshot() == before
+
+
 async def exported(harness) -> tuple[object, bytes]:
     """Roryn, built and then hurt, as its owner exports it (then deleted, to import it back)."""
     await harness.add_character("Roryn", max_vit=12, res=4, con_base=10, humility=2)
@@ -504,7 +566,7 @@ async def test_a_players_import_takes_the_build_and_starts_fresh_P_6(harness):
     assert embed["title"] == "🟢 Roryn · Imported"
     assert embed["description"].startswith("**Roryn joins the table.**\n")
     assert embed["description"].splitlines()[-1] == (
-        "A player's import starts the state fresh (P-6): VIT, Stress, Anger are as at creation; "
+        "A player's import starts the state fresh, as at creation (P-6): VIT, Stress, Anger; "
         "the GM's import keeps them."
     )
     sheet = await harness.sheet("Roryn")
@@ -578,6 +640,76 @@ async def test_import_refuses_a_taken_name(harness):
     assert await names(harness) == ["Roryn"]
 
 
+async def test_import_under_another_name_fixes_a_clash_P_6(harness):
+    """The issue's dead end: a sheet whose name is taken could not come in without editing
+    the file. The refusal says how; `name` imports it under another name."""
+    sheet = await harness.add_character("Roryn", max_vit=12)
+    data = json.dumps(sheet.model_dump()).encode()
+    text = refused(
+        await harness.run(harness.player, "character import", file=Attachment("r.json", data)),
+        "already has a character named Roryn",
+        "name option",
+    )
+    assert "in range" not in text
+    result = await harness.run(
+        harness.player, "character import", file=Attachment("r.json", data), name="Roryn II"
+    )
+    assert public(result)["description"].startswith("**Roryn II joins the table.**\n")
+    assert await names(harness) == ["Roryn", "Roryn II"]
+    copy_ = await harness.sheet("Roryn II")
+    assert (copy_.owner_id, copy_.max_vit) == (harness.player.user_id, 12)
+    [event] = await logged(harness, "character import")
+    assert event.inputs == {"name": "Roryn II"}
+
+
+@pytest.mark.parametrize(
+    ("name", "words"),
+    [
+        ("Ro\u200bryn", ("U+200B, a zero-width space", "without it")),
+        ("x" * 33, ("at most 32 characters", "33")),
+        ("roryn", ("already has a character named roryn",)),
+    ],
+)
+async def test_the_import_name_is_checked_like_any_name_P_6(harness, name, words):
+    sheet = await harness.add_character("Roryn")
+    data = json.dumps(sheet.update(name="Bea").model_dump()).encode()
+    before = await harness.snapshot()
+    result = await harness.run(
+        harness.owner, "character import", file=Attachment("b.json", data), name=name
+    )
+    text = refused(result, *words)
+    assert "in range" not in text and "not valid" not in text
+    assert await harness.snapshot() == before
+
+
+async def test_the_gm_imports_for_a_player_and_a_player_may_not_P_6(harness):
+    original, data = await exported(harness)
+    text = refused(
+        await harness.run(
+            harness.player,
+            "character import",
+            file=Attachment("R.json", data),
+            owner=harness.owner,
+        ),
+        "Only the GM",
+        "owner",
+    )
+    assert "P-6" in text
+    assert await names(harness) == []
+    result = await harness.run(
+        harness.gm, "character import", file=Attachment("R.json", data), owner=harness.player
+    )
+    public(result)
+    # the GM's import: the state comes too (P-6), for the player, who now has it active
+    expected = original.update(owner_id=harness.player.user_id, advantage=False)
+    assert await harness.sheet("Roryn") == expected
+    assert await active_name(harness, harness.player) == "Roryn"
+    assert await active_name(harness, harness.gm) is None
+    [event] = await logged(harness, "character import")
+    assert event.user_id == harness.gm.user_id
+    assert event.inputs == {"name": "Roryn", "owner_id": harness.player.user_id}
+
+
 async def test_import_caps_the_size_before_downloading(harness):
     downloads = []
 
@@ -631,18 +763,28 @@ async def test_character_schema_declares_the_options(harness):
         "revive",
         "export",
         "import",
+        "give",
     }
     create = {o["name"]: o for o in subs["create"]["options"]}
-    assert (create["name"]["min_length"], create["name"]["max_length"]) == (1, 32)
+    # Discord counts UTF-16 units: 32 emoji sequences need more than 32 (section 1)
+    assert (create["name"]["min_length"], create["name"]["max_length"]) == (1, MAX_NAME_LENGTH)
     assert (create["max_vit"]["min_value"], create["max_vit"]["max_value"]) == (1, 999)
     assert (create["insight"]["min_value"], create["insight"]["max_value"]) == (-10, 20)
     assert [c["value"] for c in create["con"]["choices"]] == ["d6", "d8", "d10", "d12"]
     assert create["owner"]["type"] == 6 and not create["owner"].get("required")
-    for sub in ("select", "edit", "set", "delete", "revive", "export"):
+    for sub in ("select", "edit", "set", "delete", "revive", "export", "give"):
         character = subs[sub]["options"][0]
         assert character["name"] == "character" and character["autocomplete"] is True
-        assert character["max_length"] == 32
-    assert subs["import"]["options"][0]["type"] == 11  # attachment
+        assert character["max_length"] == MAX_NAME_LENGTH
+    imports = {o["name"]: o for o in subs["import"]["options"]}
+    assert imports["file"]["type"] == 11 and imports["file"]["required"]  # attachment
+    assert imports["name"]["type"] == 3 and not imports["name"].get("required")
+    assert imports["name"]["max_length"] == MAX_NAME_LENGTH
+    assert imports["owner"]["type"] == 6 and not imports["owner"].get("required")
+    give = {o["name"]: o for o in subs["give"]["options"]}
+    assert give["to"]["type"] == 6 and give["to"]["required"]
+    for sub in subs.values():  # Discord's limit on a description
+        assert all(len(o["description"]) <= 100 for o in sub.get("options", [])), sub["name"]
     setting = {o["name"]: o for o in subs["set"]["options"]}
     assert (setting["con_wounds"]["min_value"], setting["con_wounds"]["max_value"]) == (0, 3)
 

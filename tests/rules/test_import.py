@@ -46,12 +46,12 @@ FLAGS = {
 EXPORT = {**BUILD, **STATE, **FLAGS}
 
 
-def player(data, settings=None):
-    return import_sheet(data, IMPORTER, settings or GuildSettings(), by_gm=False)
+def player(data, settings=None, name=None):
+    return import_sheet(data, IMPORTER, settings or GuildSettings(), by_gm=False, name=name)
 
 
-def gm(data, settings=None):
-    return import_sheet(data, IMPORTER, settings or GuildSettings(), by_gm=True)
+def gm(data, settings=None, name=None):
+    return import_sheet(data, IMPORTER, settings or GuildSettings(), by_gm=True, name=name)
 
 
 def test_P_6_a_player_import_takes_the_build_and_starts_fresh():
@@ -208,10 +208,51 @@ def test_P_6_a_file_without_a_name_is_refused():
         gm({key: value for key, value in EXPORT.items() if key != "name"})
 
 
-@pytest.mark.parametrize("name", ["", "a\u200bb", "x" * 33])
-def test_P_6_a_bad_name_is_refused(name):
-    with pytest.raises(RuleError, match="The name: "):
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [
+        ("", "at least one character"),
+        ("a\u200bb", "U\\+200B, a zero-width space"),
+        ("x" * 33, "at most 32 characters"),
+    ],
+)
+def test_P_6_a_bad_name_is_refused_saying_how_to_fix_it(name, said):
+    """Section 1: the name's own refusal, never "Enter a value in range"; the way out of a
+    file's bad name is the import's name option."""
+    with pytest.raises(RuleError, match=said) as caught:
         player({"name": name})
+    assert "in range" not in str(caught.value)
+    assert "import it under another name" in str(caught.value)
+
+
+def test_P_6_the_name_option_replaces_the_files_name():
+    sheet, _ = player({**BUILD, "name": "Roryn"}, name="  Gus 🧙\u200d♂\ufe0f the Grey ")
+    assert sheet.name == "Gus 🧙\u200d♂\ufe0f the Grey"
+    fixed, _ = gm({**BUILD, "name": "Ro\u200bryn"}, name="Roryn")  # a file's bad name, fixed
+    assert fixed.name == "Roryn"
+    nameless, _ = gm({key: value for key, value in BUILD.items() if key != "name"}, name="Pip")
+    assert nameless.name == "Pip"
+
+
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [("Ro\u200bryn", "U\\+200B, a zero-width space"), ("x" * 33, "at most 32 characters")],
+)
+def test_P_6_the_name_option_is_checked_as_any_name(name, said):
+    with pytest.raises(RuleError, match=said) as caught:
+        player(BUILD, name=name)
+    assert "file" not in str(caught.value)  # the typed name is wrong, not the file
+    assert "in range" not in str(caught.value)
+
+
+def test_P_6_a_sheet_without_a_name_says_to_give_one():
+    with pytest.raises(RuleError, match="give it one with the import's name option"):
+        gm({key: value for key, value in BUILD.items() if key != "name"})
+
+
+def test_P_6_the_gm_imports_for_another_player():
+    sheet, _ = import_sheet(EXPORT, 77, GuildSettings(), by_gm=True)
+    assert sheet.owner_id == 77
 
 
 def test_P_6_a_player_import_refuses_out_of_range_state_too():

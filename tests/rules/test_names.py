@@ -10,13 +10,38 @@ from pydantic import ValidationError
 
 from rules.emotions import raise_emotion
 from rules.errors import RuleError
-from rules.names import MAX_KEY, MAX_NAME, clean_name, name_key
+from rules.names import MAX_KEY, MAX_NAME, MAX_NAME_LENGTH, clean_name, graphemes, name_key
 from rules.sheet_ops import edit_sheet
 from rules.stamina import spend
 from rules.vitality import damage, heal, recover
 from tests.rules.conftest import COMBAT, MARKDOWN_NAME, dice, make
 
-FORBIDDEN = ["\u0000", "\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad", "\n", "\u2028"]
+FORBIDDEN = {
+    "\u0000": "a NUL character",
+    "\u200b": "a zero-width space",
+    "\u200c": "a zero-width non-joiner",
+    "\u200d": "a zero-width joiner",
+    "\u2060": "a word joiner",
+    "\ufeff": "a zero-width no-break space",
+    "\u00ad": "a soft hyphen",
+    "\n": "a line break",
+    "\u2028": "a line separator",
+    "\u202e": "a text-direction mark",
+    "\u0007": "a control character",
+    "\ufe0f": "a variation selector",
+    "\U000e0041": "a tag character",
+    "\U0001f3fd": "a skin tone",
+}
+EMOJI_NAMES = [
+    "Gus 🧙\u200d♂\ufe0f the Grey",  # a ZWJ sequence with a variation selector
+    "🏳\ufe0f\u200d🌈 Pip",
+    "Ada 👍🏽",  # a skin tone
+    "🇫🇷 Pip",  # a flag: two regional indicators
+    "🏴\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f Pip",  # a tag sequence
+    "1\ufe0f\u20e3 Pip",  # a keycap
+    "Heart \u2764\ufe0f",
+    "👨\u200d👩\u200d👧\u200d👦",
+]
 
 
 def test_section_1_a_name_is_trimmed():
@@ -27,34 +52,86 @@ def test_section_1_a_name_has_1_to_32_characters():
     assert MAX_NAME == 32
     assert clean_name("x" * 32) == "x" * 32
     assert clean_name(" " + "x" * 32 + " ") == "x" * 32  # counted after trimming
-    with pytest.raises(ValueError, match="at most 32 characters"):
+    with pytest.raises(ValueError, match="at most 32 characters, and that one has 33"):
         clean_name("x" * 33)
     with pytest.raises(ValueError, match="at least one character"):
         clean_name("   ")
 
 
-@pytest.mark.parametrize("char", FORBIDDEN)
-def test_section_1_control_format_and_zero_width_characters_are_refused(char):
-    with pytest.raises(
-        ValueError, match=f"invisible or control characters \\(U\\+{ord(char):04X}\\)"
-    ):
+@pytest.mark.parametrize("name", EMOJI_NAMES)
+def test_section_1_names_with_emoji_sequences_are_kept_as_typed(name):
+    assert clean_name(f" {name} ") == name
+
+
+def test_section_1_length_counts_what_the_user_sees():
+    """One emoji sequence is one character: `Ada 👍🏽` has five, a family of four one."""
+    assert len(graphemes("Ada 👍🏽")) == 5
+    assert len(graphemes("Gus 🧙\u200d♂\ufe0f the Grey")) == 14
+    family = "👨\u200d👩\u200d👧\u200d👦"  # 7 code points, 11 UTF-16 units
+    assert clean_name(family * 32) == family * 32
+    with pytest.raises(ValueError, match="at most 32 characters, and that one has 33"):
+        clean_name(family * 33)
+    combined = "e\u0301"  # e and a combining accent: one character
+    assert clean_name(combined * 32) == combined * 32
+
+
+def test_section_1_the_longest_name_fits_the_declared_option_length():
+    """Discord counts an option's max_length in UTF-16 units: the declared bound lets the
+    longest name through (each key character with a variation selector and a joiner)."""
+    element = "😀\ufe0f"
+    longest = "\u200d".join([element] * 4) * 32  # 32 characters, a key of 128
+    assert clean_name(longest) == longest and len(name_key(longest)) == MAX_KEY
+    assert len(longest.encode("utf-16-le")) // 2 <= MAX_NAME_LENGTH
+
+
+@pytest.mark.parametrize(("char", "called"), FORBIDDEN.items())
+def test_section_1_a_refusal_names_the_character_outside_an_emoji_sequence(char, called):
+    with pytest.raises(ValueError, match=f"U\\+{ord(char):04X}, {called}") as caught:
         clean_name(f"Ro{char}ryn")
+    assert "type the name without it" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "a\u200db",  # a joiner between letters
+        "👍\u200d x",  # a joiner joining nothing
+        "\u200d👍",
+        "Roryn\ufe0f",  # a variation selector after a letter
+        "👍\ufe0f\ufe0f",  # twice
+        "a🏽",  # a skin tone after a letter
+        "🏴\U000e0067\U000e0062 Pip",  # a tag sequence without its end
+        "Pip\U000e0067\U000e007f",  # tags after a letter
+    ],
+)
+def test_section_1_emoji_parts_outside_their_place_are_refused(name):
+    with pytest.raises(ValueError, match="only inside an emoji"):
+        clean_name(name)
 
 
 @pytest.mark.parametrize("name", ["\u200b\u200b", "\u3164", "\u2800\u2800", "\u115f"])
 def test_section_1_a_name_of_only_invisible_characters_is_refused(name):
-    with pytest.raises(ValueError, match="invisible"):
+    with pytest.raises(ValueError, match="which does not show"):
         clean_name(name)
 
 
-def test_section_1_a_name_of_only_variation_selectors_has_nothing_visible():
-    with pytest.raises(ValueError, match="at least one visible character"):
+def test_section_1_a_name_of_only_variation_selectors_is_refused():
+    with pytest.raises(ValueError, match="U\\+FE0F, a variation selector"):
         clean_name("\ufe0f\ufe0e")
 
 
 def test_section_1_a_variation_selector_is_allowed_in_a_name_and_left_out_of_its_key():
     assert clean_name("Heart \u2764\ufe0f") == "Heart \u2764\ufe0f"
     assert name_key("Heart \u2764\ufe0f") == name_key("Heart \u2764")
+
+
+def test_section_1_emoji_names_have_their_own_keys_that_ignore_joiners_and_selectors():
+    assert name_key("Gus 🧙\u200d♂\ufe0f the Grey") == name_key("GUS 🧙\u200d♂ THE GREY")
+    assert len({name_key(name) for name in EMOJI_NAMES}) == len(EMOJI_NAMES)
+    assert name_key("Ada 👍🏽") != name_key("Ada 👍🏿") != name_key("Ada 👍")  # skin tones show
+    scotland = "🏴\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f"
+    wales = "🏴\U000e0067\U000e0062\U000e0077\U000e006c\U000e0073\U000e007f"
+    assert name_key(scotland) != name_key(wales) != name_key("🏴")  # a flag's tags show too
 
 
 def test_section_1_the_key_ignores_invisible_characters():
