@@ -60,6 +60,8 @@ class Boards:
     _live: dict[int, _Live] = field(default_factory=dict)  # by channel id
     _by_guild: dict[int, list[_Live]] = field(default_factory=dict)  # the same, by guild
     _wake: asyncio.Event = field(default_factory=asyncio.Event)
+    # Held by an edit: `settle` waits on it for an edit in flight (never contended in the bot).
+    _editing: asyncio.Lock = field(default_factory=asyncio.Lock)
     _worker: asyncio.Task[None] | None = None
 
     # --- lifecycle -------------------------------------------------------------------------
@@ -113,6 +115,13 @@ class Boards:
             if live.dirty:
                 await self._edit(live)
 
+    async def settle(self) -> None:
+        """The console, after a command: an edit in flight done (it may have begun with the
+        change), then every board still dirty edited now, so the board read is current."""
+        async with self._editing:
+            pass
+        await self.flush()
+
     # --- the worker ------------------------------------------------------------------------
 
     def _now(self) -> float:
@@ -141,6 +150,10 @@ class Boards:
                     await self._wake.wait()
 
     async def _edit(self, live: _Live) -> None:
+        async with self._editing:
+            await self._edit_now(live)
+
+    async def _edit_now(self, live: _Live) -> None:
         board = live.board
         live.dirty = False  # a change during the edit marks it again: the last state wins
         try:

@@ -13,6 +13,12 @@ from sqlalchemy.exc import ArgumentError
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///lastgasp.db"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 DATABASES = (("sqlite", "aiosqlite"), ("postgresql", "asyncpg"))  # (backend, async driver)
+# A backend as people write it (`postgres://` is Heroku's, and libpq's, spelling).
+BACKENDS = {"sqlite": "sqlite", "postgresql": "postgresql", "postgres": "postgresql"}
+
+
+class SaysTheFix(ValueError):
+    """A wrong setting whose message already says what to write instead."""
 
 
 class Settings(BaseSettings):
@@ -66,9 +72,17 @@ class Settings(BaseSettings):
         except ArgumentError:
             # Not repeated: the URL may hold a password.
             raise ValueError("it is not a database URL") from None
-        if (url.get_backend_name(), url.get_driver_name()) not in DATABASES:
-            raise ValueError(f"{url.drivername}:// is not a database Last Gasp can use")
-        return value
+        backend, _, driver = url.drivername.partition("+")
+        if (backend, driver) in DATABASES:
+            return value
+        known = BACKENDS.get(backend)
+        if known is not None:  # the right database with another (or no) driver
+            wanted = next(pair for pair in DATABASES if pair[0] == known)
+            raise SaysTheFix(
+                f"{url.drivername}:// lacks the driver Last Gasp connects through ({wanted[1]}); "
+                f"write {'+'.join(wanted)}://… instead, the rest of the URL as it is"
+            )
+        raise ValueError(f"{url.drivername}:// is not a database Last Gasp can use")
 
     @field_validator("log_format", mode="before")
     @classmethod
@@ -126,7 +140,8 @@ def describe_settings_error(error: ValidationError) -> str:
     problems = []
     for item in error.errors():
         name, what = _setting_and_problem(item)
-        fix = FIXES.get(name)
+        said = isinstance((item.get("ctx") or {}).get("error"), SaysTheFix)
+        fix = None if said else FIXES.get(name)
         problems.append(f"{name}: {what}" + (f"; {fix}" if fix else ""))
     return " | ".join(problems)
 

@@ -173,8 +173,23 @@ async def probe(database_url: str, health_host: str, health_port: int | None) ->
                 if r.status != 200:
                     problems.append(f"{url} answered {r.status}: {await r.text()}")
         except (aiohttp.ClientError, TimeoutError) as error:
-            problems.append(f"{url} did not answer: {error!r}")
+            problems.append(_unanswered(url, health_port, error))
     return problems
+
+
+def _unanswered(url: str, port: int, error: BaseException) -> str:
+    """Why the bot's /health did not answer, in words (not aiohttp's repr)."""
+    if isinstance(error, aiohttp.ClientConnectorDNSError):
+        return f"{url}: its host is not known here; check HEALTH_HOST"
+    if isinstance(error, aiohttp.ClientConnectorError):
+        return (
+            f"no bot is listening at {url}; start it (`python -m bot run`) with HEALTH_PORT="
+            f"{port}, or check HEALTH_PORT and HEALTH_HOST"
+        )
+    if isinstance(error, TimeoutError):
+        return f"{url} did not answer within {TIMEOUT_S:g} s"
+    reason = " ".join(str(error).split()) or type(error).__name__
+    return f"{url} did not answer ({reason})"
 
 
 def missing_sqlite_file(database_url: str) -> Path | None:

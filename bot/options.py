@@ -164,6 +164,9 @@ def _problem(param: _Declared, option: dict[str, Any], resolved: Any) -> str | N
     if option.get("type") != param.type_value or "value" not in option:
         return _not_as_declared(name)
     value = option["value"]
+    if param.type is _Type.integer and _is_int(value) and abs(value) > MAX_SAFE_INTEGER:
+        side = "too large" if value > 0 else "too small"  # still said with the range
+        return f"`{name}` is {side}. {_range(value, param.low, param.high, name)}"
     wrong = _wrong_type(param.type, value)
     if wrong:
         return f"`{name}` {wrong} Check the option and retry."
@@ -193,10 +196,8 @@ def _wrong_type(kind: _Type, value: object) -> str | None:
         if "\x00" in value:
             return "contains a character that cannot be stored (NUL)."
     elif kind is _Type.integer:
-        if isinstance(value, bool) or not isinstance(value, int):
+        if not _is_int(value):
             return "must be a whole number."
-        if abs(value) > MAX_SAFE_INTEGER:
-            return "is too large."
     elif kind is _Type.number:
         if isinstance(value, bool) or not isinstance(value, int | float):
             return "must be a number."
@@ -206,6 +207,10 @@ def _wrong_type(kind: _Type, value: object) -> str | None:
     elif kind in _RESOLVED and not (isinstance(value, str) and value.isdigit()):
         return "must be picked from Discord's list."
     return None
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _out_of_bounds(param: _Declared, value: Any) -> str | None:
@@ -226,10 +231,14 @@ def _choice(allowed: Sequence[object], option: str) -> str:
 def _length(value: str, low: float | None, high: float | None, option: str) -> str | None:
     most = int(high or MAX_STRING)
     if len(value) > most:
-        return f"`{option}` takes at most {most} characters. Shorten it and retry."
+        return f"`{option}` takes at most {_characters(most)}. Shorten it and retry."
     if low and len(value) < low:
-        return f"`{option}` takes at least {int(low)} characters."
+        return f"`{option}` takes at least {_characters(int(low))}."
     return None
+
+
+def _characters(n: int) -> str:
+    return "1 character" if n == 1 else f"{n} characters"
 
 
 def _range(value: int, low: float | None, high: float | None, option: str) -> str | None:

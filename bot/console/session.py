@@ -58,8 +58,9 @@ Console commands:
   :commands              list the slash commands and their options
   :help                  this text
   :quit                  leave (Ctrl-D and the end of input do too)
-Keys: Tab completes commands, options and choices; Up/Down recall earlier lines; Ctrl-C
-cancels the line being typed, or the command running; Ctrl-D on an empty line leaves.
+Keys: Tab completes commands, options, choices and character names; Up/Down recall earlier
+lines; Ctrl-C cancels the line being typed, or the command running; Ctrl-D on an empty line
+leaves.
 Lines starting with # are comments."""
 
 CONSOLE_COMMANDS = (
@@ -131,6 +132,9 @@ class Console:
         self._shown: dict[int, Message] = {}  # messages seen this session, oldest first
         self._board: tuple[int, str] | None = None  # the board last shown: id and content
         self._running: asyncio.Task[Any] | None = None  # the command Ctrl-C cancels
+        # What autocomplete offered the speaker, by (command, option): Tab reads it while the
+        # loop waits for the line being typed (refresh_completions fills it before a prompt).
+        self._offered: dict[tuple[str, str], list[str]] = {}
         self._sent: SentInteraction | None = None  # its interaction, cancelled with it
 
     @property
@@ -385,7 +389,12 @@ class Console:
         raw: dict[str, str] = {}
         while words:
             word = words.pop(0)
+            _refuse_equals(word, params)
             name, _, value = word.partition(":")
+            if ":" not in word and raw and _may_hold_spaces(params[list(raw)[-1]]):
+                given = list(raw)[-1]  # `name:Sir Kael`: the value went on past a space
+                typed = " ".join([raw[given], word, *_while_no_colon(words)])
+                raise ConsoleError(f'a value with spaces needs quotes: {given}:"{typed}"')
             if name not in params:
                 raise ConsoleError(
                     f"/{command.qualified_name} has no option {name!r}; "
@@ -421,6 +430,7 @@ class Console:
             raise ConsoleError(f"no slash command /{first} ({hint}:commands lists them)")
         for word in path[1:]:
             if isinstance(node, app_commands.Command):
+                _refuse_equals(word, {p.display_name: p for p in node.parameters})
                 example = next(iter(p.display_name for p in node.parameters), "name")
                 raise ConsoleError(
                     f"/{node.qualified_name} takes its options as name:value "
@@ -506,9 +516,12 @@ class Console:
         buttons = self.clickable()
         if not wanted:
             if not buttons:
-                raise ConsoleError("no button has been shown yet")
-            listed = ", ".join(f"{label} ({cid})" for _, label, cid in buttons[:10])
-            raise ConsoleError(f"name a button: {listed}")
+                self.print("No button has been shown yet.")
+                return
+            self.print("Buttons shown, the most recent first (:click LABEL presses one):")
+            for _, label, cid in buttons:
+                self.print(f"  {label} ({cid})")
+            return
         message, custom_id = self._find_button(wanted, buttons)
         payload = self.driver.click_payload(self.speaker, message, custom_id)
         result = await self._run(f":click {wanted}", payload, clicked=message)
@@ -547,7 +560,10 @@ class Console:
         boards = getattr(self.driver.bot, "boards", None)
         if boards is None:
             return
-        await boards.flush()
+        # The worker may be editing this board already (it does not wait for the console):
+        # its edit, then any change it has not seen, are done before the board is read.
+        settle = getattr(boards, "settle", None) or boards.flush
+        await settle()
         await _settle()
         board = boards.board_of(self.guild.channel_id)
         message = self.driver.channel_messages.get(board.message_id) if board else None
@@ -569,6 +585,31 @@ class Console:
         self.show_board(message)
 
     # --- Tab completion ----------------------------------------------------------------------
+
+    async def refresh_completions(self) -> None:
+        """What autocomplete offers the speaker now, asked once per autocomplete handler (all
+        `character:` options share one), for Tab to offer: the terminal calls it before each
+        prompt. A failure keeps what was offered before."""
+        offered: dict[tuple[str, str], list[str]] = {}
+        asked: dict[object, list[str]] = {}
+        try:
+            for command in self._commands():
+                for param in command.parameters:
+                    if not param.autocomplete:
+                        continue
+                    option = param.display_name
+                    handler = _autocomplete_handler(command, option)
+                    if handler not in asked:
+                        payload = self.driver.payload(
+                            self.speaker, command.qualified_name, focused=option, **{option: ""}
+                        )
+                        result = await asyncio.wait_for(self.driver.send(payload).result(), 10)
+                        asked[handler] = [str(c["value"]) for c in result.choices or ()]
+                    offered[(command.qualified_name, option)] = asked[handler]
+        except Exception:  # Tab offers less; the session goes on
+            log.debug("asking autocomplete for Tab failed", exc_info=True)
+            return
+        self._offered = offered
 
     def completions(self, line: str) -> list[str]:
         """What Tab offers for the last word of `line` (the text before the cursor): whole
@@ -623,9 +664,12 @@ class Console:
             values = ["gm", *sorted({m.name for m in self.players.values()})]
         elif param.type is AppCommandOptionType.role:
             values = ["@everyone", *self.guild.roles]
+        elif param.autocomplete:
+            values = self._offered.get((node.qualified_name, name), [])
         else:
             values = []
-        return [f"{name}:{v}" for v in values if v.lower().startswith(partial.lower())]
+        typed = partial.lstrip("\"'").casefold()
+        return [f"{name}:{_quoted(v)}" for v in values if v.casefold().startswith(typed)]
 
 
 async def _settle() -> None:
@@ -635,6 +679,39 @@ async def _settle() -> None:
     inside `asyncio.wait_for`."""
     for _ in range(8):
         await asyncio.sleep(0)
+
+
+def _autocomplete_handler(command: app_commands.Command[Any, ..., Any], option: str) -> object:
+    """The function that completes this option: commands sharing one are asked once."""
+    params = getattr(command, "_params", {})
+    handler = getattr(params.get(option), "autocomplete", None)
+    if handler is None:
+        return (command.qualified_name, option)
+    return getattr(handler, "__func__", handler)
+
+
+def _quoted(value: str) -> str:
+    return f'"{value}"' if " " in value else value
+
+
+def _refuse_equals(word: str, params: dict[str, app_commands.Parameter]) -> None:
+    """`amount=2`: options are written name:value."""
+    name, equals, value = word.partition("=")
+    if equals and name in params and ":" not in name:
+        raise ConsoleError(f"write options as name:value: {name}:{value}, not {word}")
+
+
+def _may_hold_spaces(param: app_commands.Parameter) -> bool:
+    """Text, a member's or role's name, a file name: not a number, a yes/no or a choice."""
+    numbers = (AppCommandOptionType.integer, AppCommandOptionType.number)
+    return not param.choices and param.type not in (*numbers, AppCommandOptionType.boolean)
+
+
+def _while_no_colon(words: list[str]) -> list[str]:
+    taken = []
+    while words and ":" not in words[0]:
+        taken.append(words.pop(0))
+    return taken
 
 
 def _parameter(

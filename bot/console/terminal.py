@@ -9,7 +9,8 @@ a transcript; there Ctrl-C ends the session (exit 130).
 
 While a line is typed, the event loop waits: the bot does nothing between commands that the
 console needs (each command's work, and the status board's refresh, are done before the prompt
-comes back).
+comes back). So Tab cannot ask the bot: before each prompt the console asks autocomplete once for
+what it offers the speaker (the character names), and Tab offers that.
 """
 
 from __future__ import annotations
@@ -207,6 +208,8 @@ async def _session(
     try:
         while True:
             prompt = f"{console.speaker.name}> " if interactive else "> "
+            if reader.readline is not None:
+                await console.refresh_completions()  # Tab runs while the loop waits
             try:
                 interrupts.reading = True
                 line = reader.read(prompt)

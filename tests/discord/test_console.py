@@ -345,6 +345,10 @@ def test_tab_completes_commands_and_options(terminal):
     term.type("na\t")  # -> "name:"
     term.type("Tabby\r")
     term.expect(r"Tabby · Created")
+    term.type("/damage amount:1 charac\t")  # -> "character:"
+    term.type("ta\t")  # a character's name, as autocomplete offers it (issue 21, item 12)
+    term.type("\r")
+    term.expect(r"Tabby · Damage")
     term.type(CTRL_D)
     assert term.wait() == 0
 
@@ -493,8 +497,8 @@ async def test_run_console_reads_a_script_from_any_stream(tmp_path, monkeypatch)
         ("/damage 3", "error: /damage takes its options as name:value (e.g. amount:3), not '3'"),
         (
             "/character",
-            "error: /character needs a subcommand: create, delete, edit, export, import, list, "
-            "revive, select, set, show",
+            "error: /character needs a subcommand: create, delete, edit, export, give, import, "
+            "list, revive, select, set, show",
         ),
         ("/character remove character:Roryn", "error: /character has no subcommand remove"),
         ("/emotion emotion:joy", "error: emotion is one of anger, fear, sadness, guilt, not 'joy'"),
@@ -632,10 +636,12 @@ async def test_click_with_a_part_that_names_two_buttons_says_which(session):
 
 
 async def test_click_alone_lists_the_buttons(session):
-    assert await session(":click") == "error: no button has been shown yet\n"
+    assert await session(":click") == "No button has been shown yet.\n"
     await session(":as gm", "/character create name:Roryn", "/damage character:Roryn amount:10")
-    assert await session(":click") == (
-        "error: name a button: Recovery roll (lg:recover:1:0:2), Odds (lg:odds:1)\n"
+    assert await session(":click") == (  # a list, not an error (issue 21, item 12)
+        "Buttons shown, the most recent first (:click LABEL presses one):\n"
+        "  Recovery roll (lg:recover:1:0:2)\n"
+        "  Odds (lg:odds:1)\n"
     )
 
 
@@ -776,3 +782,62 @@ async def test_completions(session):
     assert complete(":as player A") == ["Alice "]
     assert complete("/settings set gm_role:") == ["gm_role:@everyone ", "gm_role:GM "]
     assert complete(":complete /heal ch") == ["character:"]
+
+
+# --- issue 21, item 12: frictions a newcomer found ----------------------------------------------
+
+
+async def test_the_board_prints_after_the_command_that_changed_it_never_one_late(session):
+    """The board worker edits by itself: when its pace let it start the edit as the command
+    committed, the console read the board before that edit landed and showed it a command
+    late. The console now settles the edit in flight first."""
+    boards = session.driver.bot.boards
+    boards.interval, boards.pace = 0.0, 0.0  # the worker is always due, as between typed lines
+    await session(":as gm", "/character create name:Roryn", "/board start")
+    for vit in (9, 8, 7, 6, 5):
+        printed = await session("/damage character:Roryn amount:1")
+        reply, board = printed.split("┌─ Status board", 1)
+        assert f"VIT {vit + 1} → {vit}" in reply
+        assert f"│ 🟢 Roryn · Up · VIT {vit}/10" in board, printed
+
+
+async def test_a_value_with_a_space_and_no_quotes_gets_the_quoting_hint(session):
+    printed = await session(":as gm", "/character create name:Sir Kael res:2")
+    assert printed.endswith('error: a value with spaces needs quotes: name:"Sir Kael"\n')
+    printed = await session('/spend amount:1 reason:Channel Casting at dawn character:"Sir Kael"')
+    assert printed == 'error: a value with spaces needs quotes: reason:"Channel Casting at dawn"\n'
+    assert "Sir Kael · Created" in await session('/character create name:"Sir Kael"')
+    printed = await session("/character import file:Sir Kael.json")  # a file name too
+    assert printed == 'error: a value with spaces needs quotes: file:"Sir Kael.json"\n'
+    assert (await session("/damage amount:2 3")).startswith("error: /damage has no option '3'")
+
+
+async def test_an_option_written_with_equals_is_answered_with_a_colon(session):
+    """Issue 21, item 13: `amount=2` suggested `amount:amount=2`."""
+    await session(":as gm", "/character create name:Roryn")
+    sent = len(session.driver.requests)
+    assert await session("/damage amount=2") == (
+        "error: write options as name:value: amount:2, not amount=2\n"
+    )
+    assert await session("/damage character:Roryn amount=2") == (
+        "error: write options as name:value: amount:2, not amount=2\n"
+    )
+    assert len(session.driver.requests) == sent
+
+
+async def test_tab_completes_the_character_names_autocomplete_offers(session):
+    await session(":as gm", "/character create name:Roryn", '/character create name:"Sir Kael"')
+    await session("/character create name:Sera", "/character delete character:Sera")
+    await session(":click delete")
+    complete = session.console.completions
+    assert complete("/damage character:") == []  # nothing asked yet
+    await session.console.refresh_completions()
+    assert complete("/damage character:") == ["character:Roryn ", 'character:"Sir Kael" ']
+    assert complete("/damage amount:1 character:r") == ["character:Roryn "]
+    assert complete('/heal character:"si') == ['character:"Sir Kael" ']
+    # /history offers the deleted characters too (its own autocomplete), as Discord does
+    history = complete("/history character:")
+    assert len(history) == 3 and history[:2] == complete("/damage character:")
+    await session(":as player Alice")
+    await session.console.refresh_completions()
+    assert complete("/damage character:") == ["character:Roryn ", 'character:"Sir Kael" ']

@@ -157,7 +157,10 @@ def raw_command(harness, member, name, options, kind=2):
     [
         ([{"name": "amount", "type": 4, "value": "3"}], "`amount` must be a whole number."),
         ([{"name": "amount", "type": 4, "value": True}], "`amount` must be a whole number."),
-        ([{"name": "amount", "type": 4, "value": 2**64}], "`amount` is too large."),
+        (
+            [{"name": "amount", "type": 4, "value": 2**64}],
+            "`amount` is too large. `amount` must be between 1 and 10000.",
+        ),
         (
             [
                 {"name": "amount", "type": 4, "value": 1},
@@ -249,3 +252,56 @@ async def test_a_reply_discord_refuses_is_not_denied_as_a_change(harness, caplog
         record.levelno == logging.WARNING
         and "the reply to command /damage failed" in record.getMessage()
     )
+
+
+def _integer_options(tree: app_commands.CommandTree) -> list[tuple[str, str, int, int]]:
+    found = []
+    for command in tree.walk_commands():
+        if isinstance(command, app_commands.Command):
+            for param in command.parameters:
+                if param.type is discord.AppCommandOptionType.integer:
+                    low, high = int(param.min_value), int(param.max_value)
+                    found.append((command.qualified_name, param.display_name, low, high))
+    return found
+
+
+async def test_every_number_out_of_range_names_the_range(harness):
+    """Issue 21, item 13: every whole-number option of every command, too large or too small,
+    is refused with its range (a number past Discord's ±2^53 said only "is too large")."""
+    from bot.offline import Raw
+
+    options = _integer_options(harness.driver.bot.tree)
+    assert len(options) > 20 and all(low > -(2**53) and high < 2**53 for *_, low, high in options)
+    before = await harness.snapshot()
+    for command, option, low, high in options:
+        for value in (low - 1, high + 1, Raw(2**60), Raw(-(2**60))):
+            result = harness.validated(
+                await harness.driver.feed(
+                    harness.driver.payload(harness.gm, command, **{option: value})
+                )
+            )
+            said = assert_refused(result, f"`{option}` must be between {low} and {high}.")
+            if isinstance(value, Raw):
+                side = "large" if value.value > 0 else "small"
+                assert said.startswith(f"`{option}` is too {side}. "), said
+    assert await harness.snapshot() == before
+
+
+async def test_aid_with_neither_success_nor_roll_says_to_give_one_F_1(harness):
+    """Issue 21, item 13: it said "Either … or …, not both" when neither was given."""
+    await harness.add_character("Roryn", vit=-1)
+    text = await harness.refusal(harness.gm, "aid", "Give one of them: success", character="Roryn")
+    assert "not both" not in text and "roll" in text
+    await harness.refusal(
+        harness.gm, "aid", "not both", character="Roryn", success=True, roll="1d20", target=10
+    )
+
+
+async def test_a_text_too_short_says_1_character_not_1_characters(harness):
+    """Issue 21, item 13: plural and singular."""
+    from bot.offline import Raw
+
+    await harness.add_character("Roryn")
+    payload = harness.driver.payload(harness.owner, "spend", amount=1, reason=Raw(""))
+    result = harness.validated(await harness.driver.feed(payload))
+    assert_refused(result, "`reason` takes at least 1 character.")

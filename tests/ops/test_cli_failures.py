@@ -81,6 +81,22 @@ def one_line(err: str) -> str:
         ({"DEV_GUILD_ID": "my server"}, "error: DEV_GUILD_ID: 'my server' is not a whole number; "),
         ({"LASTGASP_SEED": "x"}, "error: LASTGASP_SEED: 'x' is not a whole number; "),
         ({"DATABASE_URL": "::"}, "error: DATABASE_URL: it is not a database URL; "),
+        # The right database without its async driver says what to write (issue 21, item 13).
+        (
+            {"DATABASE_URL": "postgresql://lastgasp:secret@db.example/lastgasp"},
+            "error: DATABASE_URL: postgresql:// lacks the driver Last Gasp connects through "
+            "(asyncpg); write postgresql+asyncpg://… instead, the rest of the URL as it is",
+        ),
+        (
+            {"DATABASE_URL": "postgres://lastgasp@db.example/lastgasp"},
+            "error: DATABASE_URL: postgres:// lacks the driver Last Gasp connects through "
+            "(asyncpg); write postgresql+asyncpg://… instead",
+        ),
+        (
+            {"DATABASE_URL": "sqlite:///lastgasp.db"},
+            "error: DATABASE_URL: sqlite:// lacks the driver Last Gasp connects through "
+            "(aiosqlite); write sqlite+aiosqlite://… instead",
+        ),
     ],
 )
 @pytest.mark.parametrize("command", ["run", "migrate", "health"])
@@ -282,3 +298,11 @@ async def test_the_first_sync_does_not_tell_to_run_sync(standin, tmp_path):
     assert code == 2
     assert "python -m bot sync" not in err
     assert one_line(err).startswith("error: Discord refused to register the commands")
+
+
+def test_a_postgresql_url_without_its_driver_is_not_repeated(clean_env, monkeypatch, capsys):
+    """The fix is said without the URL itself: it may hold a password."""
+    monkeypatch.setenv("DATABASE_URL", "postgresql://lastgasp:s3cret@db.example/lastgasp")
+    assert main(["migrate"]) == 2
+    line = one_line(capsys.readouterr().err)
+    assert "postgresql+asyncpg://…" in line and "s3cret" not in line and "db.example" not in line

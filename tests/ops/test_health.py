@@ -102,15 +102,33 @@ async def test_the_endpoint_and_the_cli_probe(driver, monkeypatch, tmp_path):
         assert (await cli_health(DATABASE_URL=url, HEALTH_PORT=str(port))) == (0, "healthy\n")
     finally:
         await server.close()
-    # The bot gone: the database alone still answers, its /health does not.
+    # The bot gone: the database alone still answers, its /health does not; said in one line
+    # (it printed aiohttp's ClientConnectorError repr; issue 21, item 13).
     code, out = await cli_health(DATABASE_URL=url, HEALTH_PORT=str(port))
-    assert code == 1 and "did not answer" in out
+    assert code == 1
+    assert out == (
+        f"unhealthy: no bot is listening at http://127.0.0.1:{port}/health; start it "
+        f"(`python -m bot run`) with HEALTH_PORT={port}, or check HEALTH_PORT and HEALTH_HOST\n"
+    )
     assert (await cli_health(DATABASE_URL=url)) == (0, "healthy\n")
 
 
 async def test_the_cli_probe_fails_when_the_database_does_not_answer():
     code, out = await cli_health(DATABASE_URL=DEAD_POSTGRES)
     assert code == 1 and "unhealthy: the database does not answer" in out
+
+
+async def test_the_cli_probe_says_when_the_health_host_is_unknown(tmp_path):
+    url = f"sqlite+aiosqlite:///{tmp_path / 'h.db'}"
+    (tmp_path / "h.db").touch()  # an empty SQLite database answers
+    code, out = await cli_health(
+        DATABASE_URL=url, HEALTH_PORT="8080", HEALTH_HOST="no-such-host.invalid"
+    )
+    assert (code, out) == (
+        1,
+        "unhealthy: http://no-such-host.invalid:8080/health: its host is not known here; "
+        "check HEALTH_HOST\n",
+    )
 
 
 @pytest.mark.parametrize("value", ["70000", "-1", "http"])
