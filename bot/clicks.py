@@ -21,6 +21,7 @@ from bot.failures import (
 from bot.lifecycle import admitted
 from bot.logs import log_command
 from bot.people import caller_of
+from bot.questions import CANCELLED_ALREADY, DELETED_ALREADY, Answer, answering
 from bot.render.buttons import (
     DeleteButton,
     Expired,
@@ -111,11 +112,23 @@ async def delete(interaction: Click, button: DeleteButton) -> None:
             await replies.refuse(interaction, EXPIRED)
             return EXPIRED_OUTCOME
         bot = interaction.client
-        if button.action == "cancel":
-            await replies.update(interaction, delete_cancelled())
-            return None
-        gone = await sheet.delete_character(bot.db, caller_of(interaction), button.character_id)
-        await replies.update(interaction, delete_answered(gone))
+        key = (button.character_id, button.asker_id, button.until)
+        async with answering(bot, key, bot.clock().timestamp()) as question:
+            # Answered already (a double click): say what happened, keep the answer shown.
+            if question.answer is Answer.DELETED:
+                raise RuleError(DELETED_ALREADY)
+            if question.answer is Answer.CANCELLED:
+                raise RuleError(CANCELLED_ALREADY)
+            caller = caller_of(interaction)
+            if button.action == "cancel":
+                if not await sheet.character_exists(bot.db, caller, button.character_id):
+                    raise RuleError(DELETED_ALREADY)  # by another question, or before a restart
+                question.answer = Answer.CANCELLED
+                await replies.update(interaction, delete_cancelled())
+                return None
+            gone = await sheet.delete_character(bot.db, caller, button.character_id)
+            question.answer = Answer.DELETED
+            await replies.update(interaction, delete_answered(gone))
         await replies.deliver(interaction, deleted_notice(gone))
         return None
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
+from rules.text import TextField
+
 MISS, HIT, CRIT = "M", "H", "C"  # D-1
 
 
@@ -12,7 +14,7 @@ class NarateerRoll(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    label: str
+    label: TextField  # names no one (the bot's words): escaped whole where shown
     faces: tuple[str, ...]
     # D-3: the face each Miss was rerolled to, in the order of `faces`; None where no reroll.
     rerolls: tuple[str | None, ...] = ()
@@ -40,7 +42,7 @@ class NumericRoll(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    label: str
+    label: TextField  # `Check ({what})`: what a player typed stays a value (rules.text)
     expression: str
     dice: tuple[int, ...]
     kept: tuple[bool, ...] = ()

@@ -10,6 +10,9 @@ typed text are shown literally), as a refusal's values are (rules.errors.RuleErr
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Annotated
+
+from pydantic import PlainValidator
 
 
 class Text(str):
@@ -53,3 +56,8 @@ def say(template: str, /, **values: object) -> Text:
 def as_text(value: object) -> Text:
     """A headline or note as Text: a plain string is kept as text of unknown origin."""
     return value if isinstance(value, Text) else Text(str(value))
+
+
+# A model's field that keeps its values apart: never coerced to a plain str (a headline, a
+# note, a roll's label such as `Check ({what})`).
+TextField = Annotated[Text, PlainValidator(as_text)]

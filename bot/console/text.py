@@ -37,6 +37,12 @@ _PUNCTUATION = set("\\`*_{}[]()#+-.!|~>:<@/\"'")
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
+def _escaped(text: str, at: int) -> bool:
+    """Whether the character at `at` follows an odd run of backslashes (Discord's escape)."""
+    run = len(text[:at]) - len(text[:at].rstrip("\\"))
+    return run % 2 == 1
+
+
 def plain_length(text: str) -> int:
     return len(_ANSI.sub("", text))
 
@@ -90,6 +96,8 @@ class Text:
         return self._markdown(TOKEN.sub(self._token, text))
 
     def _token(self, match: re.Match[str]) -> str:
+        if _escaped(match.string, match.start()):
+            return match[0]  # `\<t:…>`: an escaped token reads as typed (the escape goes later)
         if match["ts"] is not None:
             return self.timestamp(int(match["ts"]), match["style"] or "f")
         if match["user"] is not None:

@@ -3,6 +3,7 @@ limits."""
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from fractions import Fraction
@@ -64,18 +65,30 @@ def colour_name(value: int) -> str:
     return COLOUR_NAMES.get(value, f"#{value:06x}")
 
 
-# What discord.py's escapes look for: a mention's @, a markdown character, a quote, heading,
-# link or list item. Text without any (most headlines) comes back as it is, without running
-# their regular expressions on it.
-_MAY_ESCAPE = re.compile(r"[@_\\~|*`>#\[]|^\s*-", re.MULTILINE)
+# Every ASCII character that opens or closes markup in Discord wherever it stands: emphasis,
+# underline, strike, spoiler, code, quote, heading, a masked link's brackets, a mention's or a
+# token's `<` (`<@…>`, `<#…>`, `<t:…>`, `<:emoji:…>`, `<https://…>`), `@everyone`/`@here`, and
+# the backslash itself. Discord drops a backslash before any ASCII punctuation, so each one
+# escaped reads as itself; `(` and `)` open nothing once `[` and `]` are escaped.
+_ANYWHERE = re.compile(r"[\\*_~|`>#\[\]<@]|(?<=\w):(?=//)")  # `://`: a bare link
+# Markup only at a line's start (a value may stand there): a list item (`- `, `+ `, `1. `)
+# or small text (`-# `). A value is escaped as if it began a line.
+_LINE_START = re.compile(r"^([ \t]*)([-+]|\d+\.)", re.MULTILINE)
+
+
+def _escape_line_start(match: re.Match[str]) -> str:
+    marker = match[2]
+    return f"{match[1]}{marker[:-1]}\\{marker[-1]}"
 
 
 @lru_cache(maxsize=4096)  # the same names come back in every reply
 def escape(text: str) -> str:
-    """A user-supplied name or text, shown literally: no formatting, no mention."""
-    if _MAY_ESCAPE.search(text) is None:
+    """A user-supplied name or text, shown literally: no formatting, no link, no mention.
+    Text with nothing to escape (most names) comes back as it is."""
+    if _ANYWHERE.search(text) is None and _LINE_START.search(text) is None:
         return text
-    return discord.utils.escape_markdown(discord.utils.escape_mentions(text))
+    escaped = _ANYWHERE.sub(r"\\\g<0>", text)
+    return _LINE_START.sub(_escape_line_start, escaped)
 
 
 def truncate(text: str, limit: int) -> str:
@@ -179,32 +192,40 @@ def fit(embed: discord.Embed) -> discord.Embed:
     return embed
 
 
+def _rounded(p: Fraction, places: int) -> str:
+    """p as a percentage with `places` decimals, rounded half up on the exact fraction: 1/32 is
+    3.13%, 5/8 is 63% (a float would see 3.125 as 3.12 and round 62.5 half to even)."""
+    units = math.floor(p * 100 * 10**places + Fraction(1, 2))
+    if not places:
+        return f"{units}%"
+    whole, part = divmod(units, 10**places)
+    return f"{whole}.{part:0{places}d}%"
+
+
 def percent(p: Fraction) -> str:
     """`16.67%`; never rounds a possible result to 0% or a not-certain one to 100%."""
     if p == 0:
         return "0%"
     if p == 1:
         return "100%"
-    value = float(p) * 100
-    if value < 0.01:
+    if p < Fraction(1, 10_000):
         return "<0.01%"
-    if value > 99.99:
+    if p > Fraction(9_999, 10_000):
         return ">99.99%"
-    return f"{value:.2f}%"
+    return _rounded(p, 2)
 
 
 def short_percent(p: Fraction) -> str:
-    """`17%`, `<1%`, `>99%`: for headlines and short tables."""
+    """`17%`, `<1%`, `>99%`: for headlines, short tables and the odds chart."""
     if p == 0:
         return "0%"
     if p == 1:
         return "100%"
-    value = float(p) * 100
-    if value < 1:
+    if p < Fraction(1, 100):
         return "<1%"
-    if value > 99:
+    if p > Fraction(99, 100):
         return ">99%"
-    return f"{value:.0f}%"
+    return _rounded(p, 0)
 
 
 def chance(p: Fraction) -> str:

@@ -115,7 +115,7 @@ def escape_code(text: str) -> str:
 
 
 def roll_label(roll: Roll) -> str:
-    label = escape(roll.label)
+    label = roll.label.render(escape)
     if isinstance(roll, NarateerRoll) and roll.rerolls:
         label += " · advantage"
     if roll.manual:

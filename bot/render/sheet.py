@@ -23,6 +23,7 @@ from rules.condition import DOWN_RULES, injury
 from rules.emotion_texts import breakdown_line
 from rules.models import Emotion, Sheet, State
 from rules.sheet_ops import LABELS
+from rules.text import Text, say
 
 
 def _condition(sheet: Sheet) -> str:
@@ -68,11 +69,11 @@ def _flags(sheet: Sheet) -> str | None:
 
 
 def sheet_embed(
-    sheet: Sheet, *, title: str | None = None, headline: str | None = None
+    sheet: Sheet, *, title: str | None = None, headline: Text | None = None
 ) -> discord.Embed:
-    """The sheet; `title` (e.g. "Created") follows the name in the title, `headline` (plain
-    text, escaped here) comes first."""
-    lines = [f"**{escape(headline)}**"] if headline else []
+    """The sheet; `title` (e.g. "Created") follows the name in the title, `headline` (its
+    values escaped here, one by one: rules.text) comes first."""
+    lines = [f"**{headline.render(escape)}**"] if headline else []
     lines.append(f"Owner <@{sheet.owner_id}> · **{sheet.state.value}**")  # an embed never pings
     if sheet.state.is_down:
         what = (
@@ -105,24 +106,28 @@ def sheet_embed(
 
 
 def created_reply(sheet: Sheet) -> Reply:
-    return sheet_reply(sheet, title="Created", headline=f"{sheet.name} joins the table.")
+    return sheet_reply(sheet, title="Created", headline=_joins(sheet))
+
+
+def _joins(sheet: Sheet) -> Text:
+    return say("{name} joins the table.", name=sheet.name)
 
 
 def imported_reply(sheet: Sheet, left_out: Sequence[str]) -> Reply:
     """P-6: a player's import brings the build; the fields it left out are named."""
-    reply = sheet_reply(sheet, title="Imported", headline=f"{sheet.name} joins the table.")
+    reply = sheet_reply(sheet, title="Imported", headline=_joins(sheet))
     if left_out:
         fields = ", ".join(LABELS.get(f, f) for f in left_out)
         embed = reply.embeds[0]
         embed.description = (
-            f"{embed.description}\nA player's import starts the state fresh (P-6): {fields} "
-            "are as at creation; the GM's import keeps them."
+            f"{embed.description}\nA player's import starts the state fresh, as at creation "
+            f"(P-6): {fields}; the GM's import keeps them."
         )
     return reply
 
 
 def sheet_reply(
-    sheet: Sheet, *, title: str | None = None, headline: str | None = None, private: bool = False
+    sheet: Sheet, *, title: str | None = None, headline: Text | None = None, private: bool = False
 ) -> Reply:
     return Reply(embeds=[sheet_embed(sheet, title=title, headline=headline)], ephemeral=private)
 

@@ -13,6 +13,8 @@ HTTP seam, exact dice.
 
 from __future__ import annotations
 
+import asyncio
+import copy
 import io
 import logging
 from datetime import timedelta
@@ -525,3 +527,68 @@ async def test_the_last_gasp_is_public_even_when_the_rules_mark_it_private(harne
     harness.script("M")
     ordinary = await harness.run(harness.gm, "recover", character="Bea")
     assert ordinary.reply.ephemeral
+
+
+# --- a second answer to the delete question (issue 21 item 16) -----------------------------------
+
+
+async def question_now(harness: Harness, asked: Result) -> Message:
+    """The question as the asker's client shows it now, after every edit."""
+    return harness.driver.messages[asked.reply.id]
+
+
+async def test_a_cancel_after_the_delete_says_it_was_deleted_and_keeps_the_answer(harness):
+    """A double click, Delete then Cancel, both from the prompt as first shown: the Cancel is
+    answered privately with what happened, and the question keeps saying "Deleted"."""
+    asked, confirm, cancel = await ask_delete(harness)
+    shown = copy.deepcopy(asked.reply)  # the client has not redrawn the question yet
+    done = await harness.click(harness.owner, shown, confirm)
+    assert done.reply.content == "Deleted **Bea**."
+    before = await harness.snapshot()
+    late = await harness.click(harness.owner, shown, cancel)
+    callback = answered_once(late)
+    assert callback.payload["type"] == 4  # a private answer of its own, not an edit
+    assert assert_refused(late) == "That character was already deleted. Nothing was changed."
+    assert (await question_now(harness, asked)).content == "Deleted **Bea**."
+    assert await harness.snapshot() == before
+
+
+async def test_a_delete_after_the_cancel_deletes_nothing_and_says_so(harness):
+    """The other order: Cancel, then Delete from the same prompt. Nothing is deleted, the
+    asker is told privately why, and the question keeps saying "Nothing was deleted."."""
+    asked, confirm, cancel = await ask_delete(harness)
+    shown = copy.deepcopy(asked.reply)
+    before = await harness.snapshot()
+    kept = await harness.click(harness.owner, shown, cancel)
+    assert kept.reply.content == "Nothing was deleted."
+    late = await harness.click(harness.owner, shown, confirm)
+    assert answered_once(late).payload["type"] == 4
+    text = assert_refused(late, "answered Cancel", "nothing was deleted", "/character delete")
+    assert "Deleted" not in text
+    assert (await question_now(harness, asked)).content == "Nothing was deleted."
+    assert await harness.snapshot() == before  # Bea is still there, nothing logged
+    # A second Cancel changes nothing either, and says so.
+    again = await harness.click(harness.owner, shown, cancel)
+    assert_refused(again, "nothing was deleted")
+    assert (await question_now(harness, asked)).content == "Nothing was deleted."
+
+
+async def test_a_double_click_handled_at_once_deletes_and_answers_once(harness):
+    """Both clicks in flight together: the second waits for the first, then is told."""
+    asked, confirm, cancel = await ask_delete(harness)
+    shown = copy.deepcopy(asked.reply)
+    first, second = await asyncio.gather(
+        harness.click(harness.owner, shown, confirm), harness.click(harness.owner, shown, cancel)
+    )
+    assert first.reply.content == "Deleted **Bea**."
+    assert assert_refused(second) == "That character was already deleted. Nothing was changed."
+    assert (await question_now(harness, asked)).content == "Deleted **Bea**."
+
+
+async def test_the_timeout_never_rewrites_an_answered_question(harness):
+    """After the Delete, the question's timeout must not say "No answer: Bea was kept"."""
+    harness.bot.get_cog("SheetCog").confirm_seconds = 1.0
+    asked, confirm, _ = await ask_delete(harness)
+    await harness.click(harness.owner, asked.reply, confirm)
+    await asyncio.sleep(1.3)
+    assert (await question_now(harness, asked)).content == "Deleted **Bea**."

@@ -47,6 +47,7 @@ async def test_turn_resets_the_reaction_cost_C_3(harness):
 )
 async def test_turn_reminds_a_downed_character_to_roll_C_3(harness, vit, state, roll, rule):
     await harness.add_character("Roryn", vit=vit)
+    await harness.start_combat(["Roryn"])  # due now only in combat (else the GM's call)
     result = await harness.run(harness.gm, "turn", character="Roryn")
     assert lines(result) == [
         f"**Roryn is {state.value}: {roll} is due now, at the start of its turn (/recover).**"
@@ -228,7 +229,7 @@ async def test_spend_text_is_shown_literally(harness):
         harness.owner, "spend", character="Roryn", amount=1, reason="**loud** @everyone"
     )
     description = result.embed["description"]
-    assert "\\*\\*loud\\*\\*" in description and "@everyone" not in description
+    assert "\\*\\*loud\\*\\* \\@everyone" in description  # escaped: no bold, no mention
 
 
 async def test_history_shows_what_the_stamina_was_for_U_1(harness):
@@ -241,7 +242,7 @@ async def test_history_shows_what_the_stamina_was_for_U_1(harness):
     await harness.run(harness.owner, "push", character="Roryn", amount=2, what="climb @everyone")
     history = await harness.run(harness.owner, "history", character="Roryn")
     push, spend = (field["value"].splitlines() for field in history.embed["fields"][:2])
-    assert push[1:3] == ["for “climb @\u200beveryone”", "Stamina 7/8 → 5/8"]
+    assert push[1:3] == ["for “climb \\@everyone”", "Stamina 7/8 → 5/8"]
     assert spend[1:3] == ["for “\\*Channel\\* Casting”", "Stamina 8/8 → 7/8"]
 
 

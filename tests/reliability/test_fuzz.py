@@ -418,7 +418,8 @@ def test_the_escape_check_sees_an_unescaped_name() -> None:
     assert not unescaped(f"{escape('# Roryn')} is Up", "# Roryn")
     assert not unescaped("`**Roryn**` is not an option", "**Roryn**")
     assert unescaped("**# Roryn is Up**", "# Roryn")  # a line start, bold or not: strict
-    assert not unescaped("**Healing changes nothing: # Roryn is Up**", "# Roryn")
+    # `#` is escaped wherever it stands (bot/render/common.py): raw mid-line, it is a value's
+    assert unescaped("**Healing changes nothing: # Roryn is Up**", "# Roryn")
     assert not needs_escaping("-1") and not needs_escaping("C H M")
 
 
