@@ -8,6 +8,7 @@ everywhere.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from enum import StrEnum
 from typing import NamedTuple
 
 from rules.emotion_texts import BREAKDOWN_EFFECTS, breakdown_line
@@ -15,6 +16,7 @@ from rules.errors import RuleError
 from rules.models import DeathRule, GuildSettings, Sheet, State
 from rules.outcome import Outcome
 from rules.rolls import Roll
+from rules.text import Text, say
 
 
 class Injury(NamedTuple):
@@ -74,11 +76,39 @@ def must_retire(sheet: Sheet) -> bool:
     return not sheet.state.is_out and sheet.vit > 0 and 0 < sheet.stress >= sheet.vit
 
 
-def recovery_due_note(sheet: Sheet) -> str:
-    """C-3: the reminder for a character that is down."""
+class RollDue(StrEnum):
+    """R-8: when the recovery roll of a character that is down may be made."""
+
+    NOW = "now"  # in combat, this round's roll not yet made: by its owner or the GM
+    NEXT_ROUND = "next round"  # in combat, this round's roll made
+    GM_CALLS = "the GM calls for it"  # outside combat: narrative time is the GM's
+
+
+def roll_due(sheet: Sheet, *, in_combat: bool) -> RollDue | None:
+    """R-8, the one place it is decided (/recover, /turn, the recovery button, the board);
+    None for a character that is not down."""
+    if not sheet.state.is_down:
+        return None
+    if not in_combat:
+        return RollDue.GM_CALLS
+    return RollDue.NEXT_ROUND if sheet.recovered_this_round else RollDue.NOW
+
+
+def recovery_due_note(sheet: Sheet, *, in_combat: bool) -> Text:
+    """C-3, R-8: the reminder for a character that is down, saying when its roll comes."""
     state = sheet.state
-    what = "the Last Gasp" if state is State.DYING else "a recovery roll"
-    return f"{sheet.name} is {state.value}: {what} is due now, at the start of its turn (/recover)."
+    last_gasp = state is State.DYING
+    due = roll_due(sheet, in_combat=in_combat)
+    if due is RollDue.NOW:
+        what = "the Last Gasp" if last_gasp else "a recovery roll"
+        tail = what + " is due now, at the start of its turn (/recover)."
+    elif due is RollDue.NEXT_ROUND:
+        what = "the Last Gasp" if last_gasp else "the next one"
+        tail = "this round's recovery roll is made; " + what + " comes next round (R-8)."
+    else:
+        what = "the Last Gasp" if last_gasp else "a recovery roll"
+        tail = "outside combat the GM calls for " + what + " (R-8)."
+    return say("{name} is " + state.value + ": " + tail, name=sheet.name)
 
 
 def breakdown_started(sheet: Sheet) -> str:
@@ -111,7 +141,7 @@ def finish(
     after: Sheet,
     rules: Sequence[str],
     *,
-    headline: str,
+    headline: Text,  # say(): a name or typed text goes in as a value (rules.text)
     settings: GuildSettings | None = None,
     rolls: Sequence[Roll] = (),
     notes: Sequence[str] = (),
@@ -133,9 +163,11 @@ def finish(
     if _killed_outright(before, after, settings):
         after = after.update(dead=True)
         rule_ids.insert(0, "V-6")  # the rule the headline is about
-        headline = (
-            f"Killed outright: {after.name} dies at VIT {after.vit}, for this server plays "
-            "with instant death (VIT below 0)."
+        headline = say(
+            "Killed outright: {name} dies at VIT {vit}, for this server plays "
+            "with instant death (VIT below 0).",
+            name=after.name,
+            vit=after.vit,
         )
     woke = before.vit <= 0 < after.vit
     worse = woke or after.stress > before.stress or after.vit < before.vit
@@ -143,9 +175,11 @@ def finish(
         after = after.update(retired=True)
         rule_ids.insert(0, "E-7")
         all_notes.insert(0, headline)  # what happened first: it brought the retirement
-        headline = (
-            f"{after.name} must retire to a different life: Stress {after.stress} has reached "
-            f"VIT {after.vit}."
+        headline = say(
+            "{name} must retire to a different life: Stress {stress} has reached VIT {vit}.",
+            name=after.name,
+            stress=after.stress,
+            vit=after.vit,
         )
     if woke and before.advantage and after.advantage:
         after = after.update(advantage=False)  # H-4: unused advantage is lost on waking

@@ -200,6 +200,8 @@ class Sheet(BaseModel):
     daily_bonus: bool = False
     reactions_taken: int = Field(default=0, ge=0, le=MAX_REACTIONS)
     early_this_round: bool = False
+    # S-4a: reacted, pushed or spent Stamina this round, which rules out acting early.
+    spent_this_round: bool = False
     recovered_this_round: bool = False
 
     @field_validator("name")

@@ -201,6 +201,7 @@ class TableCog(commands.Cog, name="Table"):
             character_id=acted.character_id,
             settings=acted.settings,
             faces=faces_for(interaction),
+            in_combat=acted.in_combat,
         )
         embed = reply.embeds[0]
         embed.description = (

@@ -90,6 +90,13 @@ class CombatRepository(Session):
             )
         )
 
+    async def fighting(self) -> set[int]:
+        """The ids of the guild's characters that are in a combat (C-2)."""
+        stmt = select(combat_members.c.character_id).where(
+            combat_members.c.combat_id.in_(self._guild_combats())
+        )
+        return set((await self.conn.execute(stmt)).scalars())
+
     def _guild_combats(self) -> Select[tuple[int]]:
         return select(combats.c.id).where(combats.c.guild_id == self.guild_id)
 

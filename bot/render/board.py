@@ -9,7 +9,8 @@ import discord
 from bot.render.buttons import LastGaspButton, MySheetButton, NextRoundButton, view_of
 from bot.render.common import INFO_COLOUR, escape, fit, named, stamina, truncate, vit
 from bot.render.reply import Reply
-from bot.services.board import BoardView, must_roll
+from bot.services.board import BoardView
+from rules.condition import RollDue, roll_due
 from rules.models import Emotion, Sheet, State
 
 _LINE = 180
@@ -24,6 +25,19 @@ def near(sheet: Sheet) -> list[str]:
     ]
 
 
+def roll_mark(sheet: Sheet, in_combat: bool) -> str | None:
+    """R-8: "rolls now" only for a roll that may be made now (in combat, not yet made this
+    round); outside combat the roll waits for the GM's call."""
+    due = roll_due(sheet, in_combat=in_combat)
+    if due is None:
+        return None
+    dying = sheet.state is State.DYING
+    if due is RollDue.NOW:
+        return "**Last Gasp now**" if dying else "**rolls now**"
+    roll = "Last Gasp" if dying else "recovery roll"
+    return f"{roll} next round" if due is RollDue.NEXT_ROUND else f"{roll}: the GM calls for it"
+
+
 def board_line(sheet: Sheet, in_combat: bool) -> str:
     parts = [f"{named(sheet)}", sheet.state.value, vit(sheet)]
     if not sheet.state.is_out:
@@ -33,8 +47,9 @@ def board_line(sheet: Sheet, in_combat: bool) -> str:
     parts += near(sheet)
     if sheet.breakdown is not None:
         parts.append(f"Breakdown of {sheet.breakdown.label}")
-    if must_roll(sheet, in_combat):
-        parts.append("**Last Gasp now**" if sheet.state is State.DYING else "**rolls now**")
+    mark = roll_mark(sheet, in_combat)
+    if mark is not None:
+        parts.append(mark)
     return truncate(" · ".join(parts), _LINE)
 
 

@@ -63,18 +63,22 @@ class RecoveryButton(
     template=r"lg:recover:(?P<id>[0-9]{1,19}):(?P<vit>-?[0-9]{1,5}):(?P<res>[0-9]{1,2})",
 ):
     """R-1..R-5 in one click: the recovery roll due now, for the VIT and RES the announcement
-    showed (another VIT or RES since: stale)."""
+    showed (another VIT or RES since: stale). `next_round`: this round's roll is used (R-8),
+    so the button is drawn disabled, saying when the roll comes (a click on an old enabled one
+    is refused by the rule)."""
 
-    def __init__(self, character_id: int, vit: int, res: int) -> None:
+    def __init__(self, character_id: int, vit: int, res: int, *, next_round: bool = False) -> None:
         self.character_id, self.vit, self.res = character_id, vit, res
         last_gasp = vitality_state(vit, res) is State.DYING
-        super().__init__(
-            _button(
-                "Roll the Last Gasp" if last_gasp else "Recovery roll",
-                f"lg:recover:{character_id}:{vit}:{res}",
-                discord.ButtonStyle.danger if last_gasp else discord.ButtonStyle.primary,
-            )
-        )
+        if next_round:
+            label = "Last Gasp next round" if last_gasp else "Recovery roll next round"
+            style = discord.ButtonStyle.secondary
+        else:
+            label = "Roll the Last Gasp" if last_gasp else "Recovery roll"
+            style = discord.ButtonStyle.danger if last_gasp else discord.ButtonStyle.primary
+        button = _button(label, f"lg:recover:{character_id}:{vit}:{res}", style)
+        button.disabled = next_round
+        super().__init__(button)
 
     @classmethod
     async def from_custom_id(

@@ -8,6 +8,7 @@ from bot.db.database import Database
 from bot.db.records import Board, CharacterRow, Combat
 from bot.services.base import require_gm
 from bot.services.context import Caller
+from rules.condition import RollDue, roll_due
 from rules.errors import RuleError
 from rules.models import GuildSettings, Sheet, State
 
@@ -28,17 +29,14 @@ class BoardView:
     latest_event: int  # the guild's newest event when this was read
 
 
-def must_roll(sheet: Sheet, in_combat: bool) -> bool:
-    """Down, and its recovery roll not yet made this round (R-8)."""
-    return sheet.state.is_down and not (in_combat and sheet.recovered_this_round)
-
-
 def _order(rows: list[CharacterRow], in_combat: bool) -> list[Sheet]:
-    """Who must roll now first (the Last Gasp before the others), then by name."""
+    """Whose roll waits first (now, or on the GM's call outside combat; the Last Gasp before
+    the others), then by name (R-8)."""
 
     def key(sheet: Sheet) -> tuple[int, int, str]:
-        due = must_roll(sheet, in_combat)
-        return (0 if due else 1, _ROLL_ORDER.get(sheet.state, 9), sheet.name.casefold())
+        due = roll_due(sheet, in_combat=in_combat)
+        waits = due is not None and due is not RollDue.NEXT_ROUND
+        return (0 if waits else 1, _ROLL_ORDER.get(sheet.state, 9), sheet.name.casefold())
 
     return sorted((row.sheet for row in rows), key=key)
 

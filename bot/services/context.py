@@ -52,3 +52,4 @@ class Acted:
     outcome: Outcome
     character_id: int
     settings: GuildSettings
+    in_combat: bool = False  # whether the reply may offer this round's recovery roll

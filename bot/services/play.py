@@ -134,10 +134,10 @@ async def aid(
 
 
 async def turn(db: Database, caller: Caller, rng: random.Random, *, character: Target) -> Acted:
-    """C-3; P-4."""
+    """C-3, S-5, R-8; P-4."""
 
     def apply(ctx: ActionContext) -> Outcome:
-        return table.start_turn(ctx.sheet, ctx.settings)
+        return table.start_turn(ctx.sheet, ctx.settings, in_combat=ctx.in_combat)
 
     return await _act(db, caller, rng, "turn", character, {}, apply)
 

@@ -196,12 +196,15 @@ async def next_round(db: Database, caller: Caller) -> RoundResult:
 
 
 async def next_day(db: Database, caller: Caller) -> DayResult:
-    """C-4: GM only; every character of the guild."""
+    """C-4: GM only; every character of the guild (S-5: the reaction count of those in no
+    combat resets too)."""
     async with db.transaction(caller.guild_id) as uow:
         settings = await require_gm(uow, caller)
         day = await uow.day() + 1
         rows = await uow.characters(lock=True)
-        outcomes = table.new_day([row.sheet for row in rows])
+        fighting = await uow.fighting()
+        in_combat = {row.sheet.name for row in rows if row.id in fighting}
+        outcomes = table.new_day([row.sheet for row in rows], in_combat=in_combat)
         await uow.set_day(day)
         await _save_and_log(uow, rows, outcomes, caller, "day", {"day": day})
         await uow.log(None, caller.user_id, "day", {"day": day})
@@ -214,10 +217,10 @@ async def next_day(db: Database, caller: Caller) -> DayResult:
 async def rest(
     db: Database, caller: Caller, rng: random.Random, kind: RestKind, name: Target
 ) -> Acted:
-    """S-9: one character (owner or GM)."""
+    """S-9: one character: owner or GM, the GM only while it is in a combat."""
 
     def apply(ctx: ActionContext) -> Outcome:
-        return stamina.rest(ctx.sheet, kind)
+        return stamina.rest(ctx.sheet, kind, in_combat=ctx.in_combat, by_gm=ctx.is_gm)
 
     return await run_character_action(
         db,
@@ -333,4 +336,5 @@ async def undo(db: Database, caller: Caller, name: str) -> Undone:
         row = await lookup(uow, caller, name, Permission.GM)
         outcome, event = await uow.undo(row.id, caller.user_id)
         settings = await uow.settings()
-    return Undone(Acted(outcome, row.id, settings), event)
+        in_combat = await uow.combat_of(row.id) is not None
+    return Undone(Acted(outcome, row.id, settings, in_combat), event)

@@ -240,7 +240,8 @@ async def test_without_combat_the_board_lists_the_living_at_most_25(harness):
     await harness.add_character("Stranger", owner=harness.outsider, vit=5)
     message = await start_board(harness)
     lines = message.embed["description"].splitlines()
-    assert lines[0].startswith("🟡 Fallen") and lines[0].endswith("**rolls now**")
+    # outside combat no roll may be made now; the GM calls for it
+    assert lines[0].startswith("🟡 Fallen") and lines[0].endswith("the GM calls for it")
     assert len([line for line in lines if "VIT" in line]) == 25
     assert lines[-1] == "… and 3 more"  # 28 living
     text = board_text(message)

@@ -109,7 +109,7 @@ REPLAY: dict[str, Replay] = {
         s, i["emotion"], i["stages"], i.get("cause", "other")
     ),
     "relief": lambda s, i, g, r: emotions.relief(s, i["method"], i.get("emotion")),
-    "turn": lambda s, i, g, r: table.start_turn(s, g),
+    "turn": lambda s, i, g, r: table.start_turn(s, g, in_combat=False),
     "rest": lambda s, i, g, r: stamina.rest(s, RestKind(i["kind"])),
     "character revive": lambda s, i, g, r: sheet_ops.revive(s, stress=i.get("stress")),
     "quest complete": lambda s, i, g, r: emotions.complete_quest(s),

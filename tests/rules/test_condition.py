@@ -95,7 +95,7 @@ def test_V_5_refuse_if_out_lets_the_living_pass():
     ],
 )
 def test_C_3_recovery_due_note_names_the_roll(fields, text):
-    assert recovery_due_note(make(**fields)).startswith(text)
+    assert recovery_due_note(make(**fields), in_combat=True).startswith(text)
 
 
 @pytest.mark.parametrize("emotion", list(Emotion))

@@ -50,7 +50,7 @@ def test_C_2_one_character_outcome_per_sheet_in_the_round(settings):
 
 
 def test_C_3_start_of_turn_resets_the_reaction_cost(settings):
-    outcome = start_turn(make(reactions_taken=3), settings)
+    outcome = start_turn(make(reactions_taken=3), settings, in_combat=True)
     assert outcome.after.reactions_taken == 0
     assert outcome.rules == ("C-3", "S-5")
     assert outcome.notes == ()
@@ -58,7 +58,7 @@ def test_C_3_start_of_turn_resets_the_reaction_cost(settings):
 
 
 def test_C_3_start_of_turn_with_round_reset_keeps_the_count():
-    outcome = start_turn(make(reactions_taken=3), ROUND_RESET)
+    outcome = start_turn(make(reactions_taken=3), ROUND_RESET, in_combat=True)
     assert outcome.after.reactions_taken == 3
     assert outcome.rules == ("C-3",)
     assert outcome.headline == "Hero's turn begins: the next reaction costs 4."
@@ -73,13 +73,13 @@ def test_C_3_start_of_turn_with_round_reset_keeps_the_count():
     ],
 )
 def test_C_3_start_of_turn_reminds_a_downed_character(settings, fields, reminder):
-    outcome = start_turn(make(**fields), settings)
+    outcome = start_turn(make(**fields), settings, in_combat=True)
     assert outcome.headline.startswith(reminder)
 
 
 def test_C_3_the_dead_take_no_turn(settings):
     with pytest.raises(RuleError, match="Dead"):
-        start_turn(make(vit=-2, dead=True), settings)
+        start_turn(make(vit=-2, dead=True), settings, in_combat=True)
 
 
 def test_C_4_new_day_clears_relief_and_the_daily_bonus():
@@ -148,7 +148,7 @@ def test_U_2_a_new_round_is_bookkeeping():
 
 
 def test_U_2_a_start_of_turn_is_bookkeeping(settings):
-    outcome = start_turn(make(reactions_taken=2), settings)
+    outcome = start_turn(make(reactions_taken=2), settings, in_combat=True)
     assert not outcome.is_change
     assert [str(c) for c in outcome.bookkeeping] == ["Next reaction costs 3 → 1"]
 
