@@ -11,6 +11,7 @@ from rules.errors import RuleError
 from rules.models import MAX_STRESS, Emotion, EmotionCause, GuildSettings, ReliefMethod, Sheet
 from rules.outcome import Outcome
 from rules.rolls import NumericRoll
+from rules.text import Text, say
 
 MAX_STAGES = 20
 
@@ -50,7 +51,7 @@ def raise_emotion(
     after = sheet.update(**{emotion.value: stack}, stress=stress, breakdown=breakdown)
     rules.append("E-10")
     name, label = sheet.name, emotion.label
-    why = "" if cause is EmotionCause.OTHER else f" after {cause.label}"
+    why = f" after {cause.label}"  # E-10: every cause is told, `other` too
     extra = stress - sheet.stress
     more_stress = (
         f"; the stage{'s' if extra > 1 else ''} past the threshold add{'' if extra > 1 else 's'} "
@@ -59,17 +60,32 @@ def raise_emotion(
         else ""
     )
     notes: list[str] = []
+    headline: Text
     if sheet.breakdown is None and breakdown is not None:
         rules.append("E-6")
-        headline = f"{name} falls into a Breakdown of {label}{why}{more_stress}."
+        headline = say(
+            "{name} falls into a Breakdown of {label}" + why + more_stress + ".",
+            name=name,
+            label=label,
+        )
         notes.append(breakdown_started(after))
     elif sheet.breakdown is not None:
-        headline = (
-            f"{name} is in a Breakdown: {label} rises{why} as Stress instead, "
-            f"+{stress - sheet.stress} (Stress {stress})."
+        headline = say(
+            "{name} is in a Breakdown: {label} rises" + why + " as Stress instead, "
+            "+{extra} (Stress {stress}).",
+            name=name,
+            label=label,
+            extra=stress - sheet.stress,
+            stress=stress,
         )
     else:
-        headline = f"{name}'s {label} rises{why}: {label} {stack}/{sheet.threshold}."
+        headline = say(
+            "{name}'s {label} rises" + why + ": {label} {stack}/{threshold}.",
+            name=name,
+            label=label,
+            stack=stack,
+            threshold=sheet.threshold,
+        )
     return finish("emotion", sheet, after, rules, headline=headline, notes=notes)
 
 
@@ -96,9 +112,12 @@ def relief(
                 cause=cause.label,
             )
         after = cleared.update(breakdown=None)
-        headline = (
-            f"{name} addresses {cause.label} and overcomes the Breakdown: every emotion is "
-            f"cleared; Stress stays at {after.stress}."
+        headline = say(
+            "{name} addresses {label} and overcomes the Breakdown: every emotion is "
+            "cleared; Stress stays at {stress}.",
+            name=name,
+            label=cause.label,
+            stress=after.stress,
         )
         notes = [_address_note(sheet, cause)]
         return finish("relief", sheet, after, ["E-5", "E-3"], headline=headline, notes=notes)
@@ -111,12 +130,18 @@ def relief(
     if method is not ReliefMethod.ADDRESS:
         if stacked:
             after = cleared.update(relief_used_today=True)
-            headline = f"{name} finds relief ({method.value}): every emotion is cleared."
+            headline = say(
+                "{name} finds relief ({method}): every emotion is cleared.",
+                name=name,
+                method=method.value,
+            )
             return finish("relief", sheet, after, ["E-3"], headline=headline)
         after = sheet.update(relief_used_today=True, daily_bonus=True)
-        headline = (
-            f"{name} finds relief ({method.value}) with no emotion stacked: +3 on all Action "
-            "Rolls until the end of the day."
+        headline = say(
+            "{name} finds relief ({method}) with no emotion stacked: +3 on all Action "
+            "Rolls until the end of the day.",
+            name=name,
+            method=method.value,
         )
         return finish("relief", sheet, after, ["E-4", "E-3"], headline=headline)
     if not stacked:
@@ -127,7 +152,9 @@ def relief(
         )
     emotion = _closest(sheet, chosen)
     after = cleared.update(relief_used_today=True)
-    headline = f"{name} addresses {emotion.label}: every emotion is cleared."
+    headline = say(
+        "{name} addresses {label}: every emotion is cleared.", name=name, label=emotion.label
+    )
     notes = [_address_note(sheet, emotion)]
     return finish("relief", sheet, after, ["E-3"], headline=headline, notes=notes)
 
@@ -155,7 +182,10 @@ def complete_quest(sheet: Sheet) -> Outcome:
     refuse_if_out(sheet, "completing a Quest")
     after = sheet.update(**_CLEAR, stress=0, breakdown=None)
     ends = " and the Breakdown ends" if sheet.breakdown is not None else ""
-    headline = f"Quest complete: {sheet.name}'s emotions and Stress are all cleared{ends}."
+    headline = say(
+        "Quest complete: {name}'s emotions and Stress are all cleared" + ends + ".",
+        name=sheet.name,
+    )
     return finish("quest", sheet, after, ["E-5"], headline=headline)
 
 
@@ -208,23 +238,30 @@ def situational_breakdown(
     name, label = sheet.name, emotion.label
     verdict = f"{kept.total} against Pressure {pressure}"
     if kept.total >= pressure:
-        headline = f"{name} holds firm: the Reaction Roll succeeds ({verdict}), nothing happens."
+        headline = say(
+            "{name} holds firm: the Reaction Roll succeeds (" + verdict + "), nothing happens.",
+            name=name,
+        )
         notes = [breakdown_reminder(sheet)] if in_breakdown else []
         return finish("breakdown", sheet, sheet, rules, headline=headline, rolls=rolls, notes=notes)
     if not in_breakdown:
         rules.append("E-6")
         after = sheet.update(breakdown=emotion)
-        headline = (
-            f"{name} breaks down: the Reaction Roll fails ({verdict}); a Breakdown of {label} "
-            "begins."
+        headline = say(
+            "{name} breaks down: the Reaction Roll fails (" + verdict + "); a Breakdown of "
+            "{label} begins.",
+            name=name,
+            label=label,
         )
         notes = [breakdown_started(after)]
         return finish("breakdown", sheet, after, rules, headline=headline, rolls=rolls, notes=notes)
     after = sheet.update(**_CLEAR, breakdown=None)
     rules += ["E-6", "E-5"]
-    headline = (
-        f"{name} fails while in a Breakdown ({verdict}): it must address {label} on the spot, "
-        "which ends the Breakdown; every emotion is cleared, Stress stays."
+    headline = say(
+        "{name} fails while in a Breakdown (" + verdict + "): it must address {label} on the "
+        "spot, which ends the Breakdown; every emotion is cleared, Stress stays.",
+        name=name,
+        label=label,
     )
     notes = [_address_note(sheet, emotion)]
     return finish("breakdown", sheet, after, rules, headline=headline, rolls=rolls, notes=notes)

@@ -8,12 +8,19 @@ from rules.condition import finish
 from rules.errors import RuleError
 from rules.models import Sheet
 from rules.outcome import Outcome
+from rules.text import say
 
 
-def revert(current: Sheet, before: Sheet, after: Sheet, command: str) -> Outcome:
+def revert(
+    current: Sheet, before: Sheet, after: Sheet, command: str, *, rolled: bool = False
+) -> Outcome:
     """U-3: the fields the change (`before` → `after`) changed go back to what they were
     before it; every other field keeps its current value, and so does a field bookkeeping
-    logged since has changed again (a reaction count a new fight reset stays reset)."""
+    logged since has changed again (a reaction count a new fight reset stays reset).
+
+    A roll (`rolled`, U-2) is struck from the record even when no field is left to revert (the
+    GM's roll outside combat sets no flag): its round's flag comes back with the rest (R-8),
+    so that the roll may be made again."""
     was, became, now = before.model_dump(), after.model_dump(), current.model_dump()
     # Changed by that event, and not by any logged since (those are bookkeeping: they stay).
     restored = {
@@ -28,12 +35,22 @@ def revert(current: Sheet, before: Sheet, after: Sheet, command: str) -> Outcome
             name=current.name,
             command=command,
         ) from None
-    if reverted == current:
+    if reverted == current and not rolled:
         raise RuleError(
             "The latest change to {name} (/{command}) is already undone by later changes: "
             "nothing to revert.",
             name=current.name,
             command=command,
         )
-    headline = f"Undone: {reverted.name}'s latest change is reverted."
-    return finish("undo", current, reverted, ["U-3"], headline=headline, retirement=False)
+    rules = ["U-3"]
+    if rolled:
+        if current.recovered_this_round and not reverted.recovered_this_round:
+            rules.append("R-8")
+        headline = say(
+            "Undone: {name}'s /{command} is struck from the record; the roll may be made again.",
+            name=reverted.name,
+            command=command,
+        )
+    else:
+        headline = say("Undone: {name}'s latest change is reverted.", name=reverted.name)
+    return finish("undo", current, reverted, rules, headline=headline, retirement=False)

@@ -2,20 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
-from typing import Annotated
-
-from pydantic import BaseModel, ConfigDict, PlainValidator
+from pydantic import BaseModel, ConfigDict
 
 from rules.models import Emotion, Sheet
 from rules.rolls import Roll
-from rules.text import Text, as_text
-
-# A headline or note keeps its values apart (rules.text): never coerced to a plain str.
-TextField = Annotated[Text, PlainValidator(as_text)]
+from rules.text import Text, TextField
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +56,7 @@ class Outcome(BaseModel):
     @property
     def is_change(self) -> bool:
         """U-2: whether /history lists it by default and /undo may revert it."""
-        return is_change(self.before, self.after)
+        return is_change(self.before, self.after, self.rolls)
 
     @property
     def state_change(self) -> Change | None:
@@ -122,17 +117,23 @@ VISIBLE: tuple[Row, ...] = (
     ("+3 daily bonus", ("daily_bonus",), lambda s: _yes(s.daily_bonus)),
 )
 
-# Bookkeeping: counters of the turn and the round (S-4, S-5, R-8). Logged, never a change.
+# Bookkeeping: counters of the turn and the round (S-4, S-4a, S-5, R-8). Logged, never a change.
 BOOKKEEPING: tuple[Row, ...] = (
     ("Next reaction costs", ("reactions_taken",), lambda s: str(s.reactions_taken + 1)),
     ("Acts early this round", ("early_this_round",), lambda s: _yes(s.early_this_round)),
+    ("Spent Stamina this round", ("spent_this_round",), lambda s: _yes(s.spent_this_round)),
     (
         "Recovery roll made this round",
         ("recovered_this_round",),
         lambda s: _yes(s.recovered_this_round),
     ),
 )
-BOOKKEEPING_FIELDS = ("reactions_taken", "early_this_round", "recovered_this_round")
+BOOKKEEPING_FIELDS = (
+    "reactions_taken",
+    "early_this_round",
+    "spent_this_round",
+    "recovered_this_round",
+)
 _BOOKKEEPING = frozenset(BOOKKEEPING_FIELDS)
 
 
@@ -178,8 +179,11 @@ def bookkeeping(before: Sheet, after: Sheet) -> list[Change]:
     return _rows(BOOKKEEPING, _BOOKKEEPING_BY_FIELD, before, after)
 
 
-def is_change(before: Sheet | None, after: Sheet | None) -> bool:
-    """U-2: a creation, a deletion, or any visible field changed."""
+def is_change(before: Sheet | None, after: Sheet | None, rolls: Sequence[Roll] = ()) -> bool:
+    """U-2: a creation, a deletion, any visible field changed, or a roll: a roll is the
+    table's event (and used the round's roll, R-8) even when its result changes nothing."""
+    if rolls:
+        return True
     if before is None or after is None:
         return before is not after
     return not changed_fields(before, after) <= _BOOKKEEPING

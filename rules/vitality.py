@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from rules import notation
-from rules.condition import finish, refuse_if_out
+from rules.condition import RollDue, breakdown_reminder, finish, refuse_if_out, roll_due
 from rules.dice import manual_narateer, roll_narateer
 from rules.errors import RuleError
 from rules.models import (
@@ -14,12 +14,13 @@ from rules.models import (
     DyingDamage,
     GuildSettings,
     LastGaspAdvantage,
-    ReactionReset,
     Sheet,
     State,
 )
 from rules.outcome import Outcome
 from rules.rolls import CRIT, MISS, NarateerRoll, Roll
+from rules.stamina import turn_resets_reactions
+from rules.text import Text, say
 
 MAX_AMOUNT = 10_000
 
@@ -33,20 +34,35 @@ def _crits(n: int) -> str:
     return "One Crit" if n == 1 else f"{n} Crits"
 
 
-def _fell(sheet: Sheet, amount: int, before: Sheet) -> str:
+def _wakes(name: str, crits: int, vit: int, most: int) -> Text:
+    return say(
+        "{name} wakes up! " + _crits(crits) + ": VIT {vit}/{most}.", name=name, vit=vit, most=most
+    )
+
+
+def _fell(sheet: Sheet, amount: int, before: Sheet) -> Text:
     """The headline of damage, by where it leaves the character (V-1..V-4)."""
     name, state = sheet.name, sheet.state
     if state is State.UP:
-        return f"{name} takes {amount} damage."
+        return say("{name} takes {amount} damage.", name=name, amount=amount)
     if state is State.UNCONSCIOUS:
-        return f"{name} falls Unconscious at VIT 0: a recovery roll is due at its next turn."
+        return say(
+            "{name} falls Unconscious at VIT 0: a recovery roll is due at its next turn.", name=name
+        )
     if state is State.CRITICAL:
         how = {State.UP: "collapses,", State.CRITICAL: "is still"}.get(before.state, "sinks to")
-        return (
-            f"{name} {how} Critical at VIT {sheet.vit}: {sheet.recovery_dice} recovery "
-            f"{'die' if sheet.recovery_dice == 1 else 'dice'} at its next turn."
+        dice = "die" if sheet.recovery_dice == 1 else "dice"
+        return say(
+            "{name} " + how + " Critical at VIT {vit}: {n} recovery " + dice + " at its next turn.",
+            name=name,
+            vit=sheet.vit,
+            n=sheet.recovery_dice,
         )
-    return f"{name} is Dying at VIT {sheet.vit}: only the Last Gasp is left, at its next turn."
+    return say(
+        "{name} is Dying at VIT {vit}: only the Last Gasp is left, at its next turn.",
+        name=name,
+        vit=sheet.vit,
+    )
 
 
 def damage(sheet: Sheet, amount: int, settings: GuildSettings) -> Outcome:
@@ -60,11 +76,17 @@ def damage(sheet: Sheet, amount: int, settings: GuildSettings) -> Outcome:
         rules.append("V-8")
         if settings.dying_damage is DyingDamage.KILLS:
             dead = after.update(dead=True)
-            headline = f"{sheet.name} dies: on this server any damage to a Dying character kills."
+            headline = say(
+                "{name} dies: on this server any damage to a Dying character kills.",
+                name=sheet.name,
+            )
             return finish("damage", sheet, dead, rules, headline=headline)
-        headline = (
-            f"{sheet.name} takes {amount} damage and is still Dying at VIT {after.vit}: "
-            "the Last Gasp decides, at its next turn."
+        headline = say(
+            "{name} takes {amount} damage and is still Dying at VIT {vit}: "
+            "the Last Gasp decides, at its next turn.",
+            name=sheet.name,
+            amount=amount,
+            vit=after.vit,
         )
         return finish("damage", sheet, after, rules, headline=headline, settings=settings)
     return finish(
@@ -85,31 +107,41 @@ def heal(sheet: Sheet, amount: int, settings: GuildSettings) -> Outcome:
         vit = amount - 1
     after = sheet.update(vit=min(sheet.max_vit, vit))
     notes: list[str] = []
+    vit, most = after.vit, after.max_vit
     if after.vit > 0 and state is not State.UP:
-        headline = f"{name} wakes up at VIT {after.vit}/{after.max_vit}."
+        headline = say("{name} wakes up at VIT {vit}/{most}.", name=name, vit=vit, most=most)
     elif after.vit > 0:
         gained = after.vit - sheet.vit
         if gained == 0:
-            headline = (
-                f"The healing changes nothing: {name} is already at full VIT "
-                f"({after.max_vit}/{after.max_vit})."
+            headline = say(
+                "The healing changes nothing: {name} is already at full VIT ({most}/{most}).",
+                name=name,
+                most=most,
             )
         else:
-            headline = f"{name} heals {gained}: VIT {after.vit}/{after.max_vit}."
+            headline = say(
+                "{name} heals {gained}: VIT {vit}/{most}.",
+                name=name,
+                gained=gained,
+                vit=vit,
+                most=most,
+            )
     elif after.state is State.UNCONSCIOUS:
-        headline = (
-            f"{name} is stabilised at VIT 0: Unconscious, no longer bleeding. Heal 2 or more "
-            "to wake a character below 0."
+        headline = say(
+            "{name} is stabilised at VIT 0: Unconscious, no longer bleeding. Heal 2 or more "
+            "to wake a character below 0.",
+            name=name,
         )
     elif after.vit == sheet.vit:  # RES 0 at VIT 0 healed by 1
-        headline = f"The healing changes nothing: {name} is still Dying at VIT 0."
+        headline = say("The healing changes nothing: {name} is still Dying at VIT 0.", name=name)
         notes.append(
             "The first point of healing only stabilises at VIT 0, where it already is; with "
             "RES 0, VIT 0 is still Dying. Heal 2 or more to wake it."
         )
     else:
-        headline = (
-            f"{name} rises to VIT 0, but with RES 0 it is still Dying: heal 2 or more to wake it."
+        headline = say(
+            "{name} rises to VIT 0, but with RES 0 it is still Dying: heal 2 or more to wake it.",
+            name=name,
         )
     return finish("heal", sheet, after, ["H-2"], headline=headline, notes=notes)
 
@@ -125,14 +157,14 @@ def _bleeds(settings: GuildSettings, final: tuple[str, ...]) -> bool:
 
 def _check_limit(sheet: Sheet, *, in_combat: bool, by_gm: bool) -> None:
     """R-8 [interpretation]: one roll per round in combat; outside combat, the GM's call."""
-    if in_combat:
-        if sheet.recovered_this_round:
-            raise RuleError(
-                "{name} already made its recovery roll this round: the next one comes after "
-                "the GM starts the next /round.",
-                name=sheet.name,
-            )
-    elif not by_gm:
+    due = roll_due(sheet, in_combat=in_combat)
+    if due is RollDue.NEXT_ROUND:
+        raise RuleError(
+            "{name} already made its recovery roll this round: the next one comes after "
+            "the GM starts the next /round.",
+            name=sheet.name,
+        )
+    if due is RollDue.GM_CALLS and not by_gm:
         raise RuleError(
             "Outside combat only the GM calls for a recovery roll (R-8). "
             "Ask the GM, or join this channel's combat with /combat add."
@@ -198,64 +230,76 @@ def recover(
         rules += ["R-1", "R-2"]
         if crits:
             vit = min(sheet.max_vit, crits)
-            headline = f"{name} wakes up! {_crits(crits)}: VIT {vit}/{sheet.max_vit}."
+            headline = _wakes(name, crits, vit, sheet.max_vit)
         else:
-            headline = (
-                f"No Crit (only Crits count): {name} stays Unconscious; the next roll comes "
-                "at its next turn."
+            headline = say(
+                "No Crit (only Crits count): {name} stays Unconscious; the next roll comes "
+                "at its next turn.",
+                name=name,
             )
     elif state is State.CRITICAL:
         rules.append("R-3")
         if crits == 1:
             vit = 0
-            headline = f"Stabilised! One Crit: {name} is Unconscious at VIT 0."
+            headline = say("Stabilised! One Crit: {name} is Unconscious at VIT 0.", name=name)
         elif crits:
             vit = min(sheet.max_vit, crits - 1)
-            headline = f"{name} wakes up! {_crits(crits)}: VIT {vit}/{sheet.max_vit}."
+            headline = _wakes(name, crits, vit, sheet.max_vit)
         else:
             rules.append("R-4")
             if _bleeds(settings, roll.final):
                 vit -= 1
                 lost = sheet.update(vit=vit)
                 if lost.state is State.DYING:
-                    headline = (
-                        f"No Crit: {name} loses 1 VIT and is now Dying at VIT {vit}: the Last "
-                        "Gasp comes next."
+                    headline = say(
+                        "No Crit: {name} loses 1 VIT and is now Dying at VIT {vit}: the Last "
+                        "Gasp comes next.",
+                        name=name,
+                        vit=vit,
                     )
                 else:
-                    headline = (
-                        f"No Crit: {name} loses 1 VIT and is still Critical at VIT {vit}; the "
-                        "next roll comes at its next turn."
+                    headline = say(
+                        "No Crit: {name} loses 1 VIT and is still Critical at VIT {vit}; the "
+                        "next roll comes at its next turn.",
+                        name=name,
+                        vit=vit,
                     )
             else:
-                headline = (
-                    f"No Crit (only Crits count): {name} stays Critical at VIT {vit}; the next "
-                    "roll comes at its next turn."
+                headline = say(
+                    "No Crit (only Crits count): {name} stays Critical at VIT {vit}; the next "
+                    "roll comes at its next turn.",
+                    name=name,
+                    vit=vit,
                 )
     else:
         rules.append("R-5")
         if CRIT in roll.final:
             vit = 0
             if sheet.res == 0:
-                headline = (
-                    f"A Crit on the Last Gasp: {name} survives, but with RES 0 it is still Dying: "
-                    "another Last Gasp at its next turn."
+                headline = say(
+                    "A Crit on the Last Gasp: {name} survives, but with RES 0 it is still Dying: "
+                    "another Last Gasp at its next turn.",
+                    name=name,
                 )
                 rules.append("V-4")
             else:
-                headline = (
-                    f"A Crit on the Last Gasp: {name} survives, stabilised and Unconscious at "
-                    "VIT 0."
+                headline = say(
+                    "A Crit on the Last Gasp: {name} survives, stabilised and Unconscious at "
+                    "VIT 0.",
+                    name=name,
                 )
         else:
             dead = True
-            headline = f"The Last Gasp fails: {name} is dead."
-        if sheet.advantage and not used_advantage:
+            headline = say("The Last Gasp fails: {name} is dead.", name=name)
+        if sheet.advantage and not used_advantage and not dead:  # the dead roll no more
             rules.append("R-6")
             notes.append(
                 "On this server advantage does not apply to the Last Gasp: it waits for the "
                 "next recovery roll."
             )
+    if sheet.breakdown is not None:  # E-6: every roll of a character in Breakdown
+        rules.append("E-6")
+        notes.append(breakdown_reminder(sheet))
     rules += ["D-1", "D-2", "D-4"]
     if used_advantage:
         rules += ["D-3", "R-6"]  # advantage is used up by the roll it applied to
@@ -266,7 +310,7 @@ def recover(
         changes["advantage"] = False
     if in_combat:
         changes["recovered_this_round"] = True
-    after = _turn_started(sheet.update(**changes), settings, rules)
+    after = _turn_started(sheet.update(**changes), settings, rules, in_combat=in_combat)
     return finish(
         "recover",
         sheet,
@@ -280,10 +324,12 @@ def recover(
     )
 
 
-def _turn_started(sheet: Sheet, settings: GuildSettings, rules: list[str]) -> Sheet:
-    """C-3: the start of the turn resets the reaction cost (S-5, reaction_reset=turn)."""
+def _turn_started(
+    sheet: Sheet, settings: GuildSettings, rules: list[str], *, in_combat: bool
+) -> Sheet:
+    """C-3: the start of the turn resets the reaction cost (S-5)."""
     rules.append("C-3")
-    if settings.reaction_reset is ReactionReset.TURN and sheet.reactions_taken:
+    if turn_resets_reactions(settings, in_combat=in_combat) and sheet.reactions_taken:
         rules.append("S-5")
         return sheet.update(reactions_taken=0)
     return sheet
@@ -307,10 +353,14 @@ def first_aid(
             "Dying.",
             name=name,
         )
-    if (success is None) == (roll is None):
+    if success is None and roll is None:
         raise RuleError(
-            "Either report the Medicine check (success: true or false) or give a roll and a "
-            "target for the bot to roll it, not both."
+            "Give one of them: success (the Medicine check's result, true or false) or a roll "
+            "and a target for the bot to roll it."
+        )
+    if success is not None and roll is not None:
+        raise RuleError(
+            "Give success (the Medicine check's result) or a roll and a target, not both."
         )
     rolls: tuple[Roll, ...] = ()
     if roll is not None:
@@ -322,13 +372,18 @@ def first_aid(
     elif target is not None:
         raise RuleError("A target needs a roll to compare with: give a dice expression too.")
     if not success:
-        headline = f"The Medicine check fails: {name} gets no advantage."
+        headline = say("The Medicine check fails: {name} gets no advantage.", name=name)
         after = sheet
     elif sheet.advantage:
-        headline = f"First aid works, but {name} already has advantage on its next recovery roll."
+        headline = say(
+            "First aid works, but {name} already has advantage on its next recovery roll.",
+            name=name,
+        )
         after = sheet
     else:
-        headline = f"First aid works: {name} has advantage on its next recovery roll."
+        headline = say(
+            "First aid works: {name} has advantage on its next recovery roll.", name=name
+        )
         after = sheet.update(advantage=True)
     return finish(
         "first_aid", sheet, after, ["F-1"], headline=headline, rolls=rolls, failed=not success

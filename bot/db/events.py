@@ -135,7 +135,9 @@ class EventRepository(CharacterRepository):
         if row is None or target is None or target.before is None or target.after is None:
             name = row.sheet.name if row else await self.name_of(character_id)
             raise RuleError("Nothing to undo for {name}.", name=name)
-        outcome = history.revert(row.sheet, target.before, target.after, target.command)
+        outcome = history.revert(
+            row.sheet, target.before, target.after, target.command, rolled=bool(target.rolls)
+        )
         await self.save_character(character_id, outcome.after)
         inputs = {"event_id": target.id, "command": target.command}
         undo_id = await self.log_outcome(character_id, user_id, UNDO, inputs, outcome)

@@ -121,9 +121,10 @@ def event_values(
     rules: Sequence[str] = (),
     now: datetime,
 ) -> dict[str, Any]:
-    """One event (U-1). U-2: a change when a player sees something change; undoable (U-3)
-    when it changed an existing sheet and is not an undo itself."""
-    change = is_change(before, after)
+    """One event (U-1). U-2: a change when a player sees something change or dice were rolled,
+    and an undo (it reverts a change, even a roll that changed no field); undoable (U-3) when
+    it changed an existing sheet and is not an undo itself."""
+    change = command == UNDO or is_change(before, after, rolls)
     return {
         "guild_id": guild_id,
         "character_id": character_id,

@@ -27,7 +27,7 @@ def change_text(change: Change, action: str | None = None) -> str:
     if change.label == "State":
         return f"{change.before} → {change.after}"
     if change.label == "Name":
-        return escape(str(change))
+        return f"Name {escape(change.before)} → {escape(change.after)}"  # each name alone
     if change.label == "Breakdown":
         if change.before == "none":
             return f"Breakdown of {change.after} begins"
@@ -36,13 +36,21 @@ def change_text(change: Change, action: str | None = None) -> str:
     return str(change)
 
 
-def change_texts(changes: Sequence[Change], action: str | None = None) -> list[str]:
+def change_texts(
+    changes: Sequence[Change], action: str | None = None, *, vit: int | None = None
+) -> list[str]:
     """Each change once: the current CON die follows its base (C-3), so a changed base names
-    the die alone."""
+    the die alone. V-7: a change of state names VIT too, `vit` (the VIT after) when it did
+    not move: `VIT -1 · Dying → Dead`."""
     labels = {c.label for c in changes}
-    return [
-        change_text(c, action) for c in changes if not (c.label == "CON" and "base CON" in labels)
-    ]
+    texts = []
+    for change in changes:
+        if change.label == "CON" and "base CON" in labels:
+            continue
+        if change.label == "State" and "VIT" not in labels and vit is not None:
+            texts.append(f"VIT {vit}")
+        texts.append(change_text(change, action))
+    return texts
 
 
 def changes_line(texts: Sequence[str]) -> str | None:

@@ -21,6 +21,7 @@ from bot.render.common import (
 from bot.render.dice import Faces, roll_label, roll_text
 from bot.render.pictures import LAST_GASP_FILENAME, last_gasp_png
 from bot.render.reply import Reply
+from rules.condition import RollDue, roll_due
 from rules.models import GuildSettings, State
 from rules.outcome import Outcome
 from rules.rolls import CRIT, HIT, MISS, NarateerRoll
@@ -46,6 +47,7 @@ ACTION_TITLES = {
     "edit": "Sheet edited",
     "set": "Sheet set",
     "revive": "Revived",
+    "give": "Changes hands",
     "undo": "Undone",
     "combat": "Combat",
 }
@@ -84,14 +86,20 @@ def title(outcome: Outcome) -> str:
     return f"{named(outcome.after)} · {what}"
 
 
+_V7 = ("VIT", "State")
+
+
 def change_line(outcome: Outcome) -> str | None:
-    """V-7: `VIT 1 → -1 · Up → Critical`, then every other visible change, on one line.
-    (Advantage goes to the small line; what the headline says already is not said twice.)"""
+    """V-7: `VIT 1 → -1 · Up → Critical` (`VIT -1 · Dying → Dead` when VIT stayed), always,
+    then every other visible change, on one line. (Advantage goes to the small line; what the
+    headline says already is not said twice.)"""
     said = outcome.headline.casefold()
     # A Breakdown's start or end is the news of the headline whenever it names one.
     skip = {"Advantage"} | ({"Breakdown"} if "breakdown" in said else set())
-    texts = change_texts([c for c in outcome.changes if c.label not in skip])
-    return changes_line([t for t in texts if t.casefold() not in said])
+    changes = [c for c in outcome.changes if c.label not in skip]
+    state = change_texts([c for c in changes if c.label in _V7], vit=outcome.after.vit)
+    others = change_texts([c for c in changes if c.label not in _V7])
+    return changes_line(state + [t for t in others if t.casefold() not in said])
 
 
 def small_line(outcome: Outcome) -> list[str]:
@@ -122,15 +130,19 @@ def fell(outcome: Outcome) -> bool:
     return after.is_down and _DEPTH.get(after, 0) > _DEPTH.get(before, 0)
 
 
-def buttons(outcome: Outcome, character_id: int | None) -> list[LastGaspButton]:
+def buttons(
+    outcome: Outcome, character_id: int | None, *, in_combat: bool = False
+) -> list[LastGaspButton]:
     """The next step in one click: the recovery roll on the announcement of a fall (R-1, R-3)
-    or of Dying (R-5); the odds of a character that is down."""
+    or of Dying (R-5), disabled once this round's roll is used (R-8); the odds of a character
+    that is down."""
     after = outcome.after
     if character_id is None or not after.state.is_down:
         return []
     items: list[LastGaspButton] = []
     if fell(outcome):
-        items.append(RecoveryButton(character_id, after.vit, after.res))
+        used = roll_due(after, in_combat=in_combat) is RollDue.NEXT_ROUND
+        items.append(RecoveryButton(character_id, after.vit, after.res, next_round=used))
     items.append(OddsButton(character_id))
     return items
 
@@ -164,8 +176,10 @@ def outcome_reply(
     character_id: int | None,
     settings: GuildSettings | None,
     faces: Faces,
+    in_combat: bool = False,
 ) -> Reply:
-    """The public result of one action (a Last Gasp is always public, R-5)."""
+    """The public result of one action (a Last Gasp is always public, R-5). `in_combat`: the
+    character is in a combat, where its recovery roll is one per round (R-8)."""
     lines = [f"**{outcome.headline.render(escape)}**"] if outcome.headline else []
     change = change_line(outcome)
     if change:
@@ -188,7 +202,7 @@ def outcome_reply(
         if picture is not None:
             files.append(picture)
             embed.set_image(url=f"attachment://{picture[0]}")
-    items = buttons(outcome, character_id)
+    items = buttons(outcome, character_id, in_combat=in_combat)
     return Reply(
         embeds=[fit(embed)],
         files=files,

@@ -188,7 +188,8 @@ def everyone_rested(kind: str, result: RestResult) -> Reply:
 
 
 def _outcome_line(outcome: Outcome) -> str:
-    what = " · ".join(change_texts(outcome.changes, outcome.action)) or "no change"
+    texts = change_texts(outcome.changes, outcome.action, vit=outcome.after.vit)
+    what = " · ".join(texts) or "no change"
     return truncate(f"{named(outcome.after)}: {what}", _LINE)
 
 
@@ -227,7 +228,7 @@ def _event_field(event: Event, faces: Faces) -> tuple[str, str]:
         lines.append(told)
     if event.before is not None and event.after is not None:
         changes = diff(event.before, event.after) or bookkeeping(event.before, event.after)
-        told_changes = changes_line(change_texts(changes, event.command))
+        told_changes = changes_line(change_texts(changes, event.command, vit=event.after.vit))
         lines.append(told_changes or _UNCHANGED.get(event.command, "Nothing on the sheet changed."))
     elif event.after is not None:
         lines.append("created")

@@ -32,7 +32,10 @@ async def test_raise_one_stage_by_default_E_1(harness):
     assert not result.ephemeral
     assert result.embed["title"] == "🟢 Roryn · Emotion"
     assert result.embed["color"] == EMOTION_COLOUR
-    assert lines(result) == ["**Roryn's Anger rises: Anger 1/4.**", "Anger 0/4 → 1/4"]
+    assert lines(result) == [
+        "**Roryn's Anger rises after something in the story: Anger 1/4.**",
+        "Anger 0/4 → 1/4",
+    ]
     assert result.embed["footer"]["text"] == "Rules: E-1 · E-10"
     [event] = await harness.history("Roryn")
     assert event.inputs == {"emotion": "anger", "stages": 1, "cause": "other"}
@@ -44,7 +47,8 @@ async def test_reaching_the_threshold_starts_a_breakdown_E_1_E_2_E_6(harness):
         harness.owner, "emotion", character="Roryn", emotion="anger", stages=5
     )
     assert lines(result) == [
-        "**Roryn falls into a Breakdown of Anger; the stage past the threshold adds 1 Stress.**",
+        "**Roryn falls into a Breakdown of Anger after something in the story; the stage past "
+        "the threshold adds 1 Stress.**",
         "Stress 0 → 1 · Anger 0/4 → 4/4",  # the headline names the Breakdown: not said twice
         f"In a Breakdown of Anger: {BREAKDOWN_EFFECTS[Emotion.ANGER]}",  # once, in full
     ]
@@ -56,7 +60,8 @@ async def test_in_breakdown_an_emotion_raises_stress_in_one_line_E_2(harness):
     await harness.add_character("Roryn", anger=4, breakdown=Emotion.ANGER)
     result = await harness.run(harness.owner, "emotion", character="Roryn", emotion="fear")
     assert lines(result) == [
-        "**Roryn is in a Breakdown: Fear rises as Stress instead, +1 (Stress 1).**",
+        "**Roryn is in a Breakdown: Fear rises after something in the story as Stress instead, "
+        "+1 (Stress 1).**",
         "Stress 0 → 1",
     ]
     assert BREAKDOWN_EFFECTS[Emotion.ANGER] not in result.embed["description"]  # no wall again
@@ -68,7 +73,7 @@ async def test_stress_reaching_vit_retires_E_7(harness):
     assert result.embed["title"] == "🕊️ Roryn · Emotion"
     assert lines(result)[:2] == [
         "**Roryn must retire to a different life: Stress 1 has reached VIT 1.**",
-        "Up → Retired · Stress 0 → 1",
+        "VIT 1 · Up → Retired · Stress 0 → 1",
     ]
     assert result.embed["color"] == GREY
     assert (await harness.sheet("Roryn")).retired
@@ -108,7 +113,10 @@ async def test_emotion_permissions_P_4(harness):
     )
     await unchanged(harness, "Roryn", before)
     result = await harness.run(harness.gm, "emotion", character="Roryn", emotion="fear")
-    assert lines(result) == ["**Roryn's Fear rises: Fear 1/4.**", "Fear 0/4 → 1/4"]
+    assert lines(result) == [
+        "**Roryn's Fear rises after something in the story: Fear 1/4.**",
+        "Fear 0/4 → 1/4",
+    ]
 
 
 # /relief (E-3..E-5)

@@ -174,7 +174,10 @@ async def test_R_5_anything_but_a_crit_is_dead(harness, face):
     harness.script(face)
     result = await harness.run(harness.gm, "recover", character="Roryn")
     assert result.embed["title"] == "💀 Roryn · The Last Gasp"
-    assert lines(result)[:2] == ["**The Last Gasp fails: Roryn is dead.**", "Dying → Dead"]
+    assert lines(result)[:2] == [
+        "**The Last Gasp fails: Roryn is dead.**",
+        "VIT -2 · Dying → Dead",
+    ]
     assert result.embed["color"] == LAST_GASP_COLOUR  # its own colour, whatever its verdict
     assert result.reply.components == []
     assert (await harness.sheet("Roryn")).dead
@@ -234,9 +237,9 @@ async def test_R_6_a_miss_on_the_last_gasp_without_advantage_kills(harness):
     result = await harness.run(harness.gm, "recover", character="Roryn")
     assert lines(result)[:3] == [
         "**The Last Gasp fails: Roryn is dead.**",
-        "Dying → Dead",
+        "VIT -2 · Dying → Dead",
         "Last Gasp: ⬜  1 Miss",
-    ]
+    ]  # and no note of advantage waiting: the dead roll no more (issue 21)
     assert script.remaining == 1  # the Miss was not rerolled
 
 

@@ -31,7 +31,7 @@ async def test_E_7_revive_refused_while_stress_is_at_least_vit(harness):
     text = await harness.refusal(harness.gm, "character revive", character="Roryn")
     assert text == (
         "Roryn would retire again at once: Stress 12 is at least its VIT 10 (E-7). Lower Stress "
-        "with the revive's stress option (e.g. stress:0)."
+        "first: with the revive's stress option (e.g. stress:0) or with /character set."
     )
     await harness.refusal(
         harness.gm, "character revive", "Stress 10 is at least", character="Roryn", stress=10
@@ -44,7 +44,7 @@ async def test_E_7_revive_stress_lowers_it(harness):
     assert result.embed["title"] == "🟢 Roryn · Revived"
     assert lines(result) == [
         "**Roryn is back: Up at VIT 10/10.**",
-        "Retired → Up · Stress 12 → 2",
+        "VIT 10 · Retired → Up · Stress 12 → 2",
     ]
     assert result.embed["color"] == STATE_COLOURS[State.UP]
     sheet = await harness.sheet("Roryn")
@@ -104,7 +104,11 @@ async def test_E_7_is_not_judged_while_down(harness):
 
 @pytest.mark.parametrize(
     ("cause", "said"),
-    [("daring_throw", " after a Daring Throw"), ("reaction_roll", " after a Reaction Roll")],
+    [
+        ("daring_throw", " after a Daring Throw"),
+        ("reaction_roll", " after a Reaction Roll"),
+        ("other", " after something in the story"),  # issue 21: `other` is named too
+    ],
 )
 async def test_E_10_the_cause_is_shown_in_the_reply_and_logged(harness, cause, said):
     await harness.add_character("Roryn")
@@ -131,10 +135,10 @@ async def test_E_10_the_cause_in_a_breakdown(harness):
     ]
 
 
-async def test_E_10_other_is_the_default_and_says_nothing_more(harness):
+async def test_E_10_other_is_the_default_and_is_named_too(harness):
     await harness.add_character("Roryn")
     result = await harness.run(harness.owner, "emotion", character="Roryn", emotion="guilt")
-    assert lines(result)[0] == "**Roryn's Guilt rises: Guilt 1/4.**"
+    assert lines(result)[0] == "**Roryn's Guilt rises after something in the story: Guilt 1/4.**"
 
 
 async def test_E_10_the_cause_option_is_declared_with_its_choices(harness):

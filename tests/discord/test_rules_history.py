@@ -82,14 +82,14 @@ async def test_U_2_history_shows_changes_and_all_true_adds_bookkeeping(harness):
     await harness.add_character("Roryn", reactions_taken=2, logged=True)
     await harness.run(harness.gm, "combat start")
     await harness.run(harness.owner, "combat add", character="Roryn")  # bookkeeping: S-5 reset
+    await harness.run(harness.owner, "early", character="Roryn")  # a change: Stamina (S-4a: first)
     await harness.run(harness.owner, "react", character="Roryn")  # a change: Stamina
     await harness.run(harness.owner, "turn", character="Roryn")  # bookkeeping: S-5 reset
-    await harness.run(harness.owner, "early", character="Roryn")  # a change: Stamina
-    await harness.run(harness.gm, "round")  # bookkeeping: the early flag cleared
+    await harness.run(harness.gm, "round")  # bookkeeping: the round's flags cleared
     await harness.run(harness.gm, "combat end")  # nothing left to reset: no event for Roryn
 
     changes = await harness.run(harness.owner, "history", character="Roryn")
-    assert entries(changes) == ["/early", "/react", "/character create"]
+    assert entries(changes) == ["/react", "/early", "/character create"]
     assert changes.embed["footer"]["text"] == (
         "Newest first. The GM reverts the latest change with /undo. all:true adds bookkeeping "
         "(rounds, turns, combat)."
@@ -97,17 +97,17 @@ async def test_U_2_history_shows_changes_and_all_true_adds_bookkeeping(harness):
     everything = await harness.run(harness.owner, "history", character="Roryn", all=True)
     assert entries(everything) == [
         "/round · bookkeeping",
-        "/early",
         "/turn · bookkeeping",
         "/react",
+        "/early",
         "/combat add · bookkeeping",
         "/character create",
     ]
-    turn = everything.embed["fields"][2]["value"].splitlines()
+    turn = everything.embed["fields"][1]["value"].splitlines()
     assert turn[1] == "Next reaction costs 2 → 1"
     # the limit counts what is shown
     latest = await harness.run(harness.owner, "history", character="Roryn", limit=2)
-    assert entries(latest) == ["/early", "/react"]
+    assert entries(latest) == ["/react", "/early"]
 
 
 async def test_U_2_a_rename_is_a_change_in_the_reply_the_history_and_the_undo(harness):
@@ -215,7 +215,7 @@ async def test_U_3_undo_passes_over_bookkeeping(harness):
     assert not result.ephemeral
     assert result.embed["title"] == "🟡 Roryn · Undone"
     assert lines(result) == [
-        "**Undone: Roryn's latest change is reverted.**",
+        "**Undone: Roryn's /recover is struck from the record; the roll may be made again.**",
         "VIT 2 → 0 · Up → Unconscious",
         f"Reverted: /recover by <@{harness.owner.user_id}> {stamp(roll)}.",  # U-3: what, who, when
     ]

@@ -158,9 +158,9 @@ async def test_names_are_escaped_and_nothing_pings(harness):
     result = await harness.run(harness.owner, "damage", character="*ro*_@everyone", amount=1)
     title = result.embed["title"]
     assert title == "🟢 " + escape("*Ro*_@everyone") + " · Damage"
-    assert "@everyone" not in title and "\\*Ro\\*" in title
+    assert "\\@everyone" in title and "\\*Ro\\*" in title  # escaped: no mention
     assert lines(result)[0] == f"**{escape('*Ro*_@everyone')} takes 1 damage.**"
-    assert "@everyone" not in result.embed["description"]
+    assert "@everyone" not in result.embed["description"].replace("\\@everyone", "")
     assert result.requests[0].payload["data"]["allowed_mentions"] == {"parse": []}
 
 
@@ -168,7 +168,7 @@ async def test_a_refusal_escapes_the_name_too(harness):
     await harness.add_character("*Ro*_@everyone", vit=-1, dead=True)
     result = await harness.run(harness.gm, "damage", character="*ro*_@everyone", amount=1)
     text = assert_refused(result, escape("*Ro*_@everyone") + " is Dead")
-    assert "@everyone" not in text
+    assert "@everyone" not in text.replace("\\@everyone", "")
 
 
 async def test_instant_death_says_why_V_6(harness):
@@ -295,7 +295,7 @@ async def test_the_last_gasp_is_public_loud_and_can_kill_R_5(harness):
     assert embed["title"] == "💀 Roryn · The Last Gasp"
     assert lines(result) == [
         "**The Last Gasp fails: Roryn is dead.**",
-        "Dying → Dead",
+        "VIT -2 · Dying → Dead",  # V-7: VIT named though it did not move
         "Last Gasp: ⚪  1 Hit",
     ]
     assert embed["color"] == LAST_GASP_COLOUR  # its own colour, whatever its verdict

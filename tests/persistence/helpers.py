@@ -108,7 +108,9 @@ def replay(events: list[Event], settings: GuildSettings | None = None) -> Sheet 
         elif event.command == "undo":  # U-3: the fields the change changed, and only those
             undone = by_id[event.inputs["event_id"]]
             assert sheet is not None and undone.before is not None and undone.after is not None
-            expected = history.revert(sheet, undone.before, undone.after, undone.command).after
+            expected = history.revert(
+                sheet, undone.before, undone.after, undone.command, rolled=bool(undone.rolls)
+            ).after
         else:
             expected = event.after
         assert event.after == expected, f"event {event.id} ({event.command}) does not replay"

@@ -24,7 +24,7 @@ def test_E_1_raising_below_the_threshold_stacks():
     assert outcome.after.breakdown is None
     assert outcome.rules == ("E-1", "E-10")
     assert [str(c) for c in outcome.changes] == ["Fear 0/4 → 2/4"]
-    assert outcome.headline == "Hero's Fear rises: Fear 2/4."
+    assert outcome.headline == "Hero's Fear rises after something in the story: Fear 2/4."
 
 
 def test_E_1_reaching_the_threshold_begins_breakdown_and_the_rest_is_stress():
@@ -35,7 +35,8 @@ def test_E_1_reaching_the_threshold_begins_breakdown_and_the_rest_is_stress():
     assert {"E-1", "E-6"} <= set(outcome.rules)
     assert (
         outcome.headline
-        == "Hero falls into a Breakdown of Anger; the stages past the threshold add 2 Stress."
+        == "Hero falls into a Breakdown of Anger after something in the story; the stages past "
+        "the threshold add 2 Stress."
     )
     assert outcome.notes == (f"In a Breakdown of Anger: {BREAKDOWN_EFFECTS[ANGER]}",)
 
@@ -45,7 +46,7 @@ def test_E_1_exactly_reaching_the_threshold_adds_no_stress():
     assert outcome.after.guilt == 1
     assert outcome.after.breakdown is GUILT
     assert outcome.after.stress == 0
-    assert outcome.headline == "Hero falls into a Breakdown of Guilt."
+    assert outcome.headline == "Hero falls into a Breakdown of Guilt after something in the story."
 
 
 def test_E_1_a_full_stack_outside_breakdown_begins_one():
@@ -68,7 +69,8 @@ def test_E_2_in_breakdown_any_emotion_adds_stress_not_stacks():
     assert outcome.after.stress == 3
     assert outcome.rules == ("E-2", "E-10")
     assert outcome.headline == (
-        "Hero is in a Breakdown: Fear rises as Stress instead, +3 (Stress 3)."
+        "Hero is in a Breakdown: Fear rises after something in the story as Stress instead, +3 "
+        "(Stress 3)."
     )
 
 
@@ -80,10 +82,10 @@ def test_E_2_in_breakdown_any_emotion_adds_stress_not_stacks():
     [
         (EmotionCause.DARING_THROW, " after a Daring Throw"),
         ("reaction_roll", " after a Reaction Roll"),
-        (EmotionCause.OTHER, ""),
+        (EmotionCause.OTHER, " after something in the story"),
     ],
 )
-def test_E_10_the_cause_is_in_the_headline_except_other(cause, said):
+def test_E_10_the_cause_is_in_the_headline_other_too(cause, said):
     rising = raise_emotion(make(), FEAR, 1, cause)
     assert rising.headline == f"Hero's Fear rises{said}: Fear 1/4."
     falling = raise_emotion(make(fear=3), FEAR, 2, cause)

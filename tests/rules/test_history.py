@@ -46,7 +46,7 @@ def test_U_3_bookkeeping_logged_after_the_change_stays(settings):
 
 def test_U_3_a_bookkeeping_field_the_change_itself_set_goes_back_too(settings):
     event = act_early(make(stamina=5), in_combat=True)
-    later = start_turn(event.after, settings).after  # bookkeeping: reaction count only
+    later = start_turn(event.after, settings, in_combat=True).after  # bookkeeping: the count
     reverted = revert(later, event.before, event.after, "early").after
     assert (reverted.stamina, reverted.early_this_round) == (5, False)
 

@@ -83,9 +83,10 @@ def test_U_2_a_creation_and_a_deletion_are_changes():
     assert not is_change(None, None)
 
 
-def test_U_2_a_recovery_roll_without_a_result_is_bookkeeping(settings):
+def test_U_2_a_recovery_roll_without_a_result_is_a_change_all_the_same(settings):
+    """U-2 (revised): every roll is a change; the round's flag it set is bookkeeping."""
     outcome = recover(make(vit=0, res=2), settings, dice("MH"), **COMBAT)
-    assert not outcome.is_change
+    assert outcome.changes == [] and outcome.is_change
     assert [str(c) for c in outcome.bookkeeping] == ["Recovery roll made this round no → yes"]
 
 

@@ -178,7 +178,7 @@ def apply(
     def undo() -> Outcome:
         if last is None:
             raise RuleError("Nothing to undo.")
-        return history.revert(sheet, last.before, last.after, last.action)
+        return history.revert(sheet, last.before, last.after, last.action, rolled=bool(last.rolls))
 
     calls: dict[str, Callable[[], Outcome | list[Outcome]]] = {
         "damage": lambda: vitality.damage(sheet, args[0], guild),
@@ -187,7 +187,7 @@ def apply(
             sheet, guild, rng, faces=args[2], in_combat=args[0], by_gm=args[1]
         ),
         "first_aid": lambda: vitality.first_aid(sheet, guild, rng, success=args[0]),
-        "turn": lambda: table.start_turn(sheet, guild),
+        "turn": lambda: table.start_turn(sheet, guild, in_combat=True),
         "act_early": lambda: stamina.act_early(sheet, in_combat=args[0]),
         "react": lambda: stamina.react(sheet),
         "push": lambda: stamina.push(
@@ -243,8 +243,8 @@ def assert_invariants(sheet: Sheet) -> None:
 def assert_outcome_rules(action: str, outcome: Outcome, guild: GuildSettings) -> None:
     """What every Outcome promises, whatever the action (U-2, V-6, V-7, V-8, E-7, R-6)."""
     before, after = outcome.before, outcome.after
-    # U-2: a change is exactly what a player can see change
-    assert outcome.is_change == bool(outcome.changes)
+    # U-2: a change is exactly what a player can see change, or a roll
+    assert outcome.is_change == (bool(outcome.changes) or bool(outcome.rolls))
     # every headline is one sentence naming the character, its name kept as it is
     assert outcome.headline.strip()
     assert before.name in outcome.headline or after.name in outcome.headline

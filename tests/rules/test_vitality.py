@@ -422,7 +422,7 @@ def test_R_2_unconscious_without_crit_changes_nothing_but_the_round_flag(setting
     assert outcome.after.vit == 0
     assert outcome.after.state is State.UNCONSCIOUS
     assert outcome.changes == []
-    assert not outcome.is_change
+    assert outcome.is_change  # U-2: a roll is a change even when its result changes nothing
     assert outcome.after.recovered_this_round
     assert outcome.headline == (
         "No Crit (only Crits count): Hero stays Unconscious; the next roll comes at its next turn."
@@ -732,7 +732,7 @@ def test_F_1_only_for_a_character_that_is_down(settings):
 
 def test_F_1_needs_exactly_one_way_of_reporting(settings):
     sheet = make(vit=0, res=2)
-    with pytest.raises(RuleError, match="not both"):
+    with pytest.raises(RuleError, match="Give one of them: success"):
         first_aid(sheet, settings, ScriptedRandom())
     with pytest.raises(RuleError, match="not both"):
         first_aid(sheet, settings, ScriptedRandom(), success=True, roll="1d20")
