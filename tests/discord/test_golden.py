@@ -666,6 +666,46 @@ async def _emoji(t: Table) -> None:
     says(result, "<:lg_crit:700000000000000903>", "<:lg_miss_rerolled:700000000000000904>")
 
 
+# --- every roll counts, every name fits (issue 21) -----------------------------------------------
+
+
+@moment("58-undo-a-roll")
+async def _undo_roll(t: Table) -> None:
+    """A recovery roll that changes nothing is still the round's roll (U-2): the GM undoes it,
+    and the roll may be made again (R-8)."""
+    await _down(t, vit=0, res=2)
+    await t.run(t.alice, "recover", character="Roryn", faces="M H", record=False)
+    result = await t.run(t.gemma, "undo", character="Roryn")
+    says(result, "struck from the record")
+
+
+@moment("59-character-given")
+async def _given(t: Table) -> None:
+    """The GM hands a character to another player: a change, shown without a ping."""
+    await t.add_character("Roryn")
+    result = await t.run(t.gemma, "character give", character="Roryn", to=t.bob)
+    says(result, "now belongs to")
+
+
+@moment("60-emoji-name")
+async def _emoji_name(t: Table) -> None:
+    """A name with emoji sequences (a joiner, a variation selector, a skin tone) is a name as
+    typed: created, and found by `character:` as typed."""
+    await t.run(t.alice, "character create", name="Gus 🧙‍♂️ the Grey", record=False)
+    result = await t.run(t.alice, "damage", character="Gus 🧙‍♂️ the Grey", amount=2)
+    says(result, "Gus 🧙‍♂️ the Grey takes 2 damage")
+
+
+@moment("61-rest-in-combat-refused")
+async def _rest_refused(t: Table) -> None:
+    """A rest is narrative time (S-9): in a combat only the GM rests a character; the owner is
+    told why, privately."""
+    await t.add_character("Roryn", stamina=2)
+    await t.start_combat(["Roryn"])
+    result = await t.run(t.alice, "rest", character="Roryn", kind="short")
+    assert result.ephemeral
+
+
 # --- the test ----------------------------------------------------------------------------------
 
 

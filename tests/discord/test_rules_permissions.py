@@ -111,7 +111,10 @@ async def test_P_5_the_gm_changes_a_rule_field_at_any_time(harness):
     await harness.add_character("Roryn", res=3, vit=-5)
     await harness.start_combat(["Roryn"])
     result = await harness.run(harness.gm, "character edit", character="Roryn", res=20)
-    assert lines(result)[:2] == ["**Roryn's sheet is edited.**", "Dying → Critical · RES 3 → 20"]
+    assert lines(result)[:2] == [
+        "**Roryn's sheet is edited.**",
+        "VIT -5 · Dying → Critical · RES 3 → 20",
+    ]
     assert (await harness.sheet("Roryn")).res == 20
 
 
@@ -187,8 +190,8 @@ async def test_P_6_a_players_import_brings_the_build_and_starts_the_state_fresh(
     assert result.embed["title"] == "🟢 Grub · Imported"
     assert lines(result)[0] == "**Grub joins the table.**"
     assert lines(result)[-1] == (
-        "A player's import starts the state fresh (P-6): VIT, Stamina, Anger are as at "
-        "creation; the GM's import keeps them."
+        "A player's import starts the state fresh, as at creation (P-6): VIT, Stamina, "
+        "Anger; the GM's import keeps them."
     )
     sheet = await harness.sheet("Grub")
     assert sheet.owner_id == harness.player.user_id  # the importer's, whatever the file says

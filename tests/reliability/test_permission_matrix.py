@@ -71,6 +71,7 @@ class Row:
     before: Callable[[Any], Awaitable[None]] | None = None
     after: Callable[[Any, str, Result], Awaitable[None]] | None = None  # allowed cells only
     owner_denied_by: str = "(P-3)"  # the rule the owner's refusal names, when it is refused
+    player_denied_by: str | None = None  # the same for another player, when not P-3 or P-4
     # Whether an allowed command went through, from the snapshots before and after; default:
     # its answer is not a refusal (the board's answers are private notices: its row says).
     went_through: Callable[[dict, dict], bool] | None = None
@@ -136,6 +137,12 @@ async def _imported_as_p6_says(h: Any, role: str, result: Result, *, with_state:
 async def _revived_with_stress(h: Any, role: str, result: Result) -> None:
     sheet = await h.sheet("Roryn")
     assert (sheet.dead, sheet.vit, sheet.stress) == (False, 1, 0)
+
+
+async def _given_to_carol(h: Any, role: str, result: Result) -> None:
+    sheet = await h.sheet("Roryn")
+    [event] = await h.history("Roryn", limit=1)
+    assert sheet.owner_id == event.inputs["to"] != h.owner.user_id, "it did not change hands"
 
 
 async def _cause_logged(h: Any, role: str, result: Result) -> None:
@@ -250,6 +257,13 @@ TABLE = [
     ),
     Row("character export", OWNER_OR_GM, {"character": R}, note="docs/commands.md"),
     Row(
+        "character give",
+        GM,
+        {"character": R, "to": "Carol"},
+        after=_given_to_carol,
+        note="docs/commands.md: handing a character over is the GM's",
+    ),
+    Row(
         "character import",
         ANY_MEMBER | {"outsider"},
         {"file": "build"},
@@ -267,6 +281,16 @@ TABLE = [
         label="state",
         note="P-6: a player's import = the build only",
     ),
+    Row(
+        "character import",
+        GM | {"outsider"},
+        {"file": "build", "owner": "Carol"},
+        outsider=OWN,
+        owner_denied_by="(P-6)",
+        player_denied_by="(P-6)",
+        label="for-a-player",
+        note="P-6: importing for another player is the GM's",
+    ),
     # GM and table
     Row("combat start", GM | {"outsider"}, outsider=OWN, note="C-1"),
     Row("combat end", GM, combat=True, outsider=OWN, note="C-1"),
@@ -281,6 +305,16 @@ TABLE = [
         {"character": R, "kind": "short"},
         {"stamina": 3},
         note="S-9; P-3 keeps only resting the whole guild for the GM",
+    ),
+    Row(
+        "rest",
+        GM,
+        {"character": R, "kind": "short"},
+        {"stamina": 3},
+        combat=True,
+        owner_denied_by="(S-9)",
+        label="in-combat",
+        note="S-9: a rest is narrative time; in a combat only the GM rests a character",
     ),
     Row(
         "rest",
@@ -378,8 +412,9 @@ def speaker(h: Any, role: str) -> Any:
 
 def options_for(h: Any, row: Row) -> dict[str, Any]:
     options = dict(row.options)
-    if options.get("owner") == "Carol":  # a third player of the table
-        options["owner"] = h.member("Carol")
+    for key in ("owner", "to"):
+        if options.get(key) == "Carol":  # a third player of the table
+            options[key] = h.member("Carol")
     if options.get("file") in ("build", "state"):
         options["file"] = _import_file(with_state=options["file"] == "state")
     return options
@@ -391,6 +426,8 @@ def denial(row: Row, role: str) -> str:
         return "No character named"  # P-2: its own guild has no Roryn
     if role == "owner":
         return row.owner_denied_by
+    if row.player_denied_by is not None:
+        return row.player_denied_by
     return "(P-4)" if "owner" in row.allowed or row.owner_denied_by != "(P-3)" else "(P-3)"
 
 
