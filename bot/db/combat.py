@@ -18,11 +18,13 @@ ALREADY_IN_COMBAT = (
 
 
 class CombatRepository(Session):
-    async def combat(self, channel_id: int) -> Combat | None:
+    async def combat(self, channel_id: int, *, lock: bool = False) -> Combat | None:
+        """This channel's combat; `lock` before its round is read to be rewritten (C-1: two
+        "Next round" at once must make two rounds)."""
         stmt = select(*_COLUMNS).where(
             combats.c.guild_id == self.guild_id, combats.c.channel_id == channel_id
         )
-        record = (await self.conn.execute(stmt)).first()
+        record = (await self.conn.execute(self._locked(stmt, lock))).first()
         return None if record is None else Combat(*record)
 
     async def start_combat(self, channel_id: int, *, round_number: int = 1) -> Combat:

@@ -89,8 +89,8 @@ async def _save_and_log(
         await uow.log_outcome(row.id, caller.user_id, command, inputs, outcome)
 
 
-async def _this_combat(uow: UnitOfWork, caller: Caller) -> Combat:
-    combat = await uow.combat(caller.channel_id)
+async def _this_combat(uow: UnitOfWork, caller: Caller, *, lock: bool = False) -> Combat:
+    combat = await uow.combat(caller.channel_id, lock=lock)
     if combat is None:
         raise RuleError(NO_COMBAT)
     return combat
@@ -178,7 +178,7 @@ async def next_round(db: Database, caller: Caller) -> RoundResult:
     that ended, before the rule clears the flags."""
     async with db.transaction(caller.guild_id) as uow:
         settings = await require_gm(uow, caller)
-        combat = await _this_combat(uow, caller)
+        combat = await _this_combat(uow, caller, lock=True)  # its round is rewritten below
         members = await uow.members(combat.id, lock=True)
         sheets = [row.sheet for row in members]
         early = table.early_actors(sheets)

@@ -67,3 +67,20 @@ async def test_concurrent_new_days_each_count(db: Database) -> None:
     await asyncio.gather(*(next_day() for _ in range(10)))
     async with db.transaction(GUILD, read_only=True) as uow:
         assert await uow.day() == 11
+
+
+async def test_concurrent_next_rounds_each_count(db: Database) -> None:
+    """C-1: three GMs' "Next round" at once make three rounds, never the same round three times
+    (the combat's row is locked before its round is read, on PostgreSQL as SQLite's writer
+    lock serialises it)."""
+    from bot.services import table as service
+
+    gm = caller(gm=True)
+    row = await create(db, "Hot")
+    await service.start_combat(db, gm)
+    await service.join_combat(db, gm, "Hot")
+    results = await asyncio.gather(*(service.next_round(db, gm) for _ in range(3)))
+    assert sorted(result.combat.round for result in results) == [2, 3, 4]
+    async with db.transaction(GUILD, read_only=True) as uow:
+        combat = await uow.combat_of(row.id)
+    assert combat is not None and combat.round == 4
