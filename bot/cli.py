@@ -142,7 +142,10 @@ async def _run(settings: Settings, signals: StopSignals) -> int:
     from bot.lifecycle import serve
 
     bot = create_bot(
-        settings.database_url, shard_count=settings.shard_count, shard_ids=settings.shard_ids
+        settings.database_url,
+        rate_limit=settings.rate_limit,
+        shard_count=settings.shard_count,
+        shard_ids=settings.shard_ids,
     )
     server = None
     if settings.health_port is not None:

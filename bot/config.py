@@ -10,6 +10,8 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
+from bot.limits import DEFAULT_RATE_LIMIT, RateLimit
+
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///lastgasp.db"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 DATABASES = (("sqlite", "aiosqlite"), ("postgresql", "asyncpg"))  # (backend, async driver)
@@ -23,7 +25,7 @@ class SaysTheFix(ValueError):
 
 class Settings(BaseSettings):
     """DISCORD_TOKEN, DATABASE_URL, DEV_GUILD_ID, LOG_LEVEL, LOG_FORMAT, SHARD_COUNT, SHARD_IDS,
-    HEALTH_PORT, HEALTH_HOST (and LASTGASP_SEED for replays)."""
+    HEALTH_PORT, HEALTH_HOST, RATE_LIMIT (and LASTGASP_SEED for replays)."""
 
     model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
 
@@ -39,6 +41,9 @@ class Settings(BaseSettings):
     # Unset: no health server; 0 picks a free port (tests).
     health_port: int | None = Field(default=None, ge=0, le=65535)
     health_host: str = "0.0.0.0"
+    # Commands and clicks per member per server (bot/limits.py); "off" for none. NoDecode: 8/10s
+    # as written, not JSON.
+    rate_limit: Annotated[RateLimit | None, NoDecode] = DEFAULT_RATE_LIMIT
     # A fixed seed makes every roll of a session replayable (D-5); unset in play.
     seed: int | None = Field(default=None, validation_alias="LASTGASP_SEED")
 
@@ -54,6 +59,13 @@ class Settings(BaseSettings):
     @classmethod
     def _blank_is_unset(cls, value: object) -> object:
         return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("rate_limit", mode="before")
+    @classmethod
+    def _rate(cls, value: object) -> object:
+        if not isinstance(value, str):
+            return value
+        return RateLimit.parse(value) if value.strip() else DEFAULT_RATE_LIMIT
 
     @field_validator("log_level")
     @classmethod
@@ -131,6 +143,7 @@ FIXES = {
     "HEALTH_PORT": "set a free port number (0 picks any), or unset it",
     "HEALTH_HOST": "set the address to listen on, e.g. 0.0.0.0 or 127.0.0.1",
     "LASTGASP_SEED": "set a whole number, or unset it",
+    "RATE_LIMIT": "set commands per member per server as count/seconds, e.g. 8/10s, or off",
 }
 
 

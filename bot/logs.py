@@ -77,7 +77,7 @@ def configure_logging(level: str, *, log_format: str = "text", quiet: bool = Fal
 
 def log_command(interaction: discord.Interaction[Any], *, outcome: str, latency_ms: float) -> None:
     """The line every slash command and every click ends with; outcome is ok, refused or error,
-    or expired for a click on a button that no longer acts."""
+    slowed (bot/limits.py), or expired for a click on a button that no longer acts."""
     if not command_log.isEnabledFor(logging.INFO):  # every command: build no line nobody reads
         return
     command_log.info(

@@ -7,7 +7,8 @@ is answered privately; what the board lists (a combat's members with its round, 
 who must roll now, Dying first; else the guild's living characters, 25 at most); every change
 edits the same message, at most once per interval per board, the last state winning, never on
 the command's path; the buttons (Next round for the GM, My sheet for anyone); stop, move,
-restart, a deleted message, a 429; 40 boards under a burst of 200 commands.
+restart, a deleted message, a 429; 40 boards under a burst of 200 commands; 200 boards changed
+at once each edited within 2 s, a 429 on one board's route delaying that board only.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import discord
 import pytest
 
 from bot.app import create_bot
+from bot.boards import INTERVAL_S
 from bot.offline import EPHEMERAL, Message, OfflineDriver, Request, Result
 from rules.dice import ScriptedRandom
 from tests.discord.conftest import (
@@ -36,7 +38,7 @@ from tests.discord.conftest import (
 )
 from tests.spec_validation import Validator
 
-INTERVAL = 0.2  # the boards' interval in these tests (2 s in production)
+INTERVAL = 0.2  # the boards' interval in these tests (2 s in production: INTERVAL_S)
 CHANNEL_MESSAGES = "/channels/{channel_id}/messages"
 CHANNEL_MESSAGE = "/channels/{channel_id}/messages/{message_id}"
 SETTLE = 5.0  # seconds a test waits at most for the board to show something
@@ -584,6 +586,104 @@ async def test_forty_boards_under_a_burst_of_200_commands(tmp_path, spec_validat
             gaps = [b - a for a, b in itertools.pairwise(stamps)]
             assert all(gap >= interval * 0.95 for gap in gaps), (message_id, gaps)
         assert len(edits.seen) < 200
+
+
+# --- paced per board, not in one queue (issue 19) ------------------------------------------------
+
+
+async def boards_of(harness: Harness, count: int) -> list[tuple[Any, int]]:
+    """`count` guilds, each with a GM, a Hero and a board: (the guild, its board's message id)."""
+    made = []
+    for n in range(count):
+        guild = harness.driver.add_guild(name=f"Table {n}")
+        gm = harness.driver.member(guild, f"GM {n}", manage_guild=True)
+        await harness.add_character("Hero", owner=gm)
+        await harness.run(gm, "board start")
+        made.append((guild, (await stored_board(harness, guild)).message_id))
+    return made
+
+
+def slow_route(harness: Harness, message_id: int, seconds: float) -> None:
+    """The edits of one board's message take `seconds`, as when discord.py waits out a 429 on
+    that channel's route (Retry-After) before it sends again."""
+    answer = harness.bot.http.request
+
+    async def request(route: Any, **kwargs: Any) -> Any:
+        if route.method == "PATCH" and route.url.endswith(f"/messages/{message_id}"):
+            await asyncio.sleep(seconds)
+        return await answer(route, **kwargs)
+
+    harness.bot.http.request = request
+
+
+@pytest.mark.slow
+async def test_200_boards_changed_at_once_each_get_their_edit_within_2_s(tmp_path, spec_validator):
+    """At the production interval (2 s), 200 boards changed at once: each is edited within
+    2 s of its change, not one after another at a global pace (20 a second took 10 s). One
+    board's route is held 3 s by a 429 (discord.py waiting it out): that board only is late,
+    and it still shows the last state."""
+    url = f"sqlite+aiosqlite:///{tmp_path / 'lastgasp.db'}"
+    async with started(url, spec_validator, interval=INTERVAL_S) as harness:
+        made = await boards_of(harness, 200)
+        (_, limited), *others = made
+        slow_route(harness, limited, 3.0)
+        await asyncio.sleep(INTERVAL_S)  # every board's last edit (its post) 2 s ago or more
+        edits = Edits(harness)
+        loop = asyncio.get_running_loop()
+        changed_at = {}
+        for guild, message_id in made:
+            await harness.update("Hero", guild=guild, vit=4)  # a change: its boards are told
+            changed_at[message_id] = loop.time()
+        messages = harness.driver.channel_messages
+
+        def shown(message_id: int) -> bool:
+            return "VIT 4/10" in board_text(messages[message_id])
+
+        await eventually(lambda: all(shown(m) for _, m in others), "every other board", 10)
+        late = {m: edits.of(m)[0] - changed_at[m] for _, m in others}
+        assert max(late.values()) <= INTERVAL_S, sorted(late.values())[-5:]
+        await eventually(lambda: shown(limited), "the board held by its 429", 10)
+        # Sent once the route was free again (the driver sees it then), and only once.
+        assert messages[limited].edits == 1 and edits.of(limited)[0] - changed_at[limited] >= 2.9
+        await quiet(harness, 0.5)
+        assert all(len(edits.of(m)) == 1 for _, m in made)  # one change, one edit each
+
+
+async def test_a_429_discord_py_gave_up_on_puts_that_board_off_for_its_retry_after(harness):
+    """A 429 raised to the board (discord.py would not wait): that board is edited again after
+    Discord's Retry-After, not before; another board is edited meanwhile, at its own pace."""
+    (guild_a, board_a), (guild_b, board_b) = await boards_of(harness, 2)
+    retry_after = 1.0
+    refused: list[float] = []
+    loop = asyncio.get_running_loop()
+
+    def limit_a(request: Request) -> BaseException | None:
+        ours = request.method == "PATCH" and request.url.endswith(f"/messages/{board_a}")
+        if ours and not refused:
+            refused.append(loop.time())
+            response = types.SimpleNamespace(
+                status=429, reason="Too Many Requests", headers={"Retry-After": str(retry_after)}
+            )
+            return discord.HTTPException(response, {"code": 0, "message": "rate limited"})
+        return None
+
+    await quiet(harness)
+    edits = Edits(harness)
+    harness.driver.faults.append(limit_a)
+    messages = harness.driver.channel_messages
+    for vit in (9, 8, 7, 6):
+        for guild in (guild_a, guild_b):
+            await harness.update("Hero", guild=guild, vit=vit)
+        await asyncio.sleep(INTERVAL)
+    await eventually(lambda: "VIT 6/10" in board_text(messages[board_a]), "A's last state")
+    await eventually(lambda: "VIT 6/10" in board_text(messages[board_b]), "B's last state")
+    tried_a = edits.of(board_a)
+    assert tried_a[1] - tried_a[0] >= retry_after * 0.95, tried_a  # the first one refused
+    # B was edited while A waited, each edit an interval apart at least.
+    between = [t for t in edits.of(board_b) if refused[0] < t < tried_a[1]]
+    assert len(between) >= 2, edits.of(board_b)
+    gaps = [b - a for a, b in itertools.pairwise(edits.of(board_b))]
+    assert all(gap >= INTERVAL * 0.95 for gap in gaps), gaps
 
 
 # --- the channel-message bodies -------------------------------------------------------------------

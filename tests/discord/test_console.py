@@ -792,7 +792,7 @@ async def test_the_board_prints_after_the_command_that_changed_it_never_one_late
     committed, the console read the board before that edit landed and showed it a command
     late. The console now settles the edit in flight first."""
     boards = session.driver.bot.boards
-    boards.interval, boards.pace = 0.0, 0.0  # the worker is always due, as between typed lines
+    boards.interval = 0.0  # the worker is always due, as between typed lines
     await session(":as gm", "/character create name:Roryn", "/board start")
     for vit in (9, 8, 7, 6, 5):
         printed = await session("/damage character:Roryn amount:1")

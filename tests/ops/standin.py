@@ -76,6 +76,7 @@ SETTINGS = (
     "SHARD_COUNT",
     "SHARD_IDS",
     "HEALTH_PORT",
+    "RATE_LIMIT",
     "HEALTH_HOST",
     "LASTGASP_SEED",
 )
@@ -480,6 +481,7 @@ class BotProcess:
             "PYTHONPATH": str(ROOT),
             "PYTHONUNBUFFERED": "1",
             "STANDIN_URL": standin_url,
+            "RATE_LIMIT": "off",  # the bursts here come from one member; the limit has its tests
             **env,
         }
         process = await asyncio.create_subprocess_exec(
