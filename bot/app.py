@@ -21,6 +21,8 @@ from bot.config import DEFAULT_DATABASE_URL
 from bot.db.codec import Clock, utc_now
 from bot.db.database import Database
 from bot.lifecycle import InFlight
+from bot.limits import Limits, RateLimit
+from bot.metrics import Metrics
 from bot.render.buttons import BUTTONS
 from bot.render.dice import Faces
 from bot.render.outcome import warm_pictures
@@ -48,6 +50,7 @@ class LastGaspBot(commands.Bot):
         rng: random.Random,
         clock: Clock = utc_now,
         board_interval: float | None = None,
+        rate_limit: RateLimit | None = None,
         **sharding: Any,
     ) -> None:
         super().__init__(
@@ -65,6 +68,10 @@ class LastGaspBot(commands.Bot):
         self.rng = rng  # the one random source of every roll (D-5)
         self.clock = clock
         self.inflight = InFlight()
+        # The bot's clock, read at each interaction: a test that sets `clock` moves it too.
+        self.limits = Limits(rate_limit, clock=lambda: self.clock().timestamp())
+        self.metrics = Metrics()  # this bot's own registry, served at /metrics
+        self.metrics.watch(self)
         self.faces = Faces.text()
         self.look_up_faces = True  # `python -m bot sync` registers them instead
         self.boards = Boards(self)
@@ -84,6 +91,7 @@ class LastGaspBot(commands.Bot):
         await self._db.upgrade()
         for extension in EXTENSIONS:
             await self.load_extension(extension)
+        self.metrics.know_commands(self.tree)
         self.add_listener(on_app_command_completion)
         self.add_dynamic_items(*BUTTONS)
         if self.look_up_faces:
@@ -116,13 +124,20 @@ def create_bot(
     *,
     clock: Clock = utc_now,
     board_interval: float | None = None,
+    rate_limit: RateLimit | None = None,
     shard_count: int | None = None,
     shard_ids: Sequence[int] | None = None,
 ) -> LastGaspBot:
     """The bot, unstarted. `rng` is the one random source of every roll (D-5). With a
-    shard_count it runs the shards `shard_ids` (default: all of them) of that many."""
+    shard_count it runs the shards `shard_ids` (default: all of them) of that many. With a
+    `rate_limit` each member of a server is held to it (bot/limits.py; RATE_LIMIT sets it for
+    `python -m bot run`); without, nobody is (the tests, the console, the benchmark)."""
     rng = rng or random.SystemRandom()
-    options: dict[str, Any] = {"clock": clock, "board_interval": board_interval}
+    options: dict[str, Any] = {
+        "clock": clock,
+        "board_interval": board_interval,
+        "rate_limit": rate_limit,
+    }
     if shard_count is None:
         if shard_ids is not None:
             raise ValueError("shard_ids need a shard_count")

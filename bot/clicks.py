@@ -11,6 +11,7 @@ import discord
 
 from bot import replies
 from bot.cogs.common import send_acted
+from bot.db.busy import Busy
 from bot.failures import (
     EXPIRED,
     EXPIRED_OUTCOME,
@@ -19,6 +20,7 @@ from bot.failures import (
     answer_failure,
 )
 from bot.lifecycle import admitted
+from bot.limits import SLOWED, slowed
 from bot.logs import log_command
 from bot.people import caller_of
 from bot.questions import CANCELLED_ALREADY, DELETED_ALREADY, Answer, answering
@@ -52,8 +54,8 @@ else:
 
 
 async def run_click(interaction: Click, handler: Callable[[], Awaitable[str | None]]) -> None:
-    """Every click: the shard guard, the 3-second clock, the answer (or the failure's), one
-    log line."""
+    """Every click: the shard guard, the member's rate, the 3-second clock, the answer (or the
+    failure's), one log line."""
     if not served(interaction):
         return
     started = time.perf_counter()
@@ -61,14 +63,20 @@ async def run_click(interaction: Click, handler: Callable[[], Awaitable[str | No
     try:
         if not await admitted(interaction):  # tracked; while draining, told and refused
             outcome = REFUSED
+        elif await slowed(interaction):  # over the member's rate: told at once, nothing done
+            outcome = SLOWED
         else:
             replies.begin(interaction)
             outcome = await handler() or OK
     except Exception as error:
+        if isinstance(error, Busy):
+            interaction.client.metrics.busy("click")
         outcome = await answer_failure(interaction, error)
     finally:
         replies.end(interaction)
-        log_command(interaction, outcome=outcome, latency_ms=(time.perf_counter() - started) * 1000)
+        seconds = time.perf_counter() - started
+        log_command(interaction, outcome=outcome, latency_ms=seconds * 1000)
+        interaction.client.metrics.click(interaction, outcome, seconds)
 
 
 @handles(RecoveryButton)

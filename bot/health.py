@@ -1,5 +1,6 @@
 """Is this process healthy? `GET /health` for load balancers and orchestrators, and the probe
-behind `python -m bot health` (Docker's HEALTHCHECK)."""
+behind `python -m bot health` (Docker's HEALTHCHECK). `GET /metrics`: this process's figures
+for Prometheus (bot/metrics.py)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import aiohttp
 import discord
 from aiohttp import web
 from discord.ext import commands
+from prometheus_client.aiohttp import make_aiohttp_handler
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -119,7 +121,7 @@ def _ms(seconds: float) -> float | None:
 
 
 class HealthServer:
-    """`GET /health` on host:port, beside the bot in the same event loop."""
+    """`GET /health` and `GET /metrics` on host:port, beside the bot in the same event loop."""
 
     def __init__(self, bot: Any, host: str, port: int) -> None:
         self.bot = bot
@@ -128,6 +130,10 @@ class HealthServer:
         self.port = port
         app = web.Application()
         app.router.add_get("/health", self._health)
+        metrics = getattr(bot, "metrics", None)
+        if metrics is not None:
+            # Prometheus' text format (or OpenMetrics when asked), compressed when asked.
+            app.router.add_get("/metrics", make_aiohttp_handler(metrics.registry))
         self._runner = web.AppRunner(app, access_log=None)  # probes every few seconds: no log
 
     async def start(self) -> int:
@@ -135,7 +141,11 @@ class HealthServer:
         await self._runner.setup()
         await web.TCPSite(self._runner, self.host, self.port).start()
         self.port = self._runner.addresses[0][1]
-        log.info("health check on http://%s:%s/health", self.host or "0.0.0.0", self.port)
+        log.info(
+            "health check on http://%s:%s/health, metrics on /metrics",
+            self.host or "0.0.0.0",
+            self.port,
+        )
         return self.port
 
     async def close(self) -> None:

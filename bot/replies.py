@@ -27,6 +27,8 @@ from bot.render.reply import Reply
 log = logging.getLogger("lastgasp.replies")
 
 DEFER_AFTER_S = 2.0  # Discord's window is 3 s; the defer itself takes a round trip
+WINDOW_S = 3.0  # Discord's: a first answer later than this is lost
+AFTER_WINDOW, FAILED = "after_window", "failed"  # why an answer was late (bot/metrics.py)
 NO_PINGS = discord.AllowedMentions.none()
 PLACEHOLDER = "…"
 _KEY = "lastgasp.answer"
@@ -45,6 +47,8 @@ class _Answer:
     timer: asyncio.TimerHandle | None = None
     defer_task: asyncio.Task[None] | None = None
     handler: asyncio.Task[Any] | None = None  # the task handling the interaction
+    began: float = 0.0  # loop time of `begin` (0: never begun, a refusal at the door)
+    late: bool = False  # counted late already (bot/metrics.py)
 
 
 def _answer(interaction: discord.Interaction[Any]) -> _Answer:
@@ -61,6 +65,7 @@ def begin(interaction: discord.Interaction[Any], defer_after: float | None = Non
     state = _answer(interaction)
     state.handler = asyncio.current_task()
     loop = asyncio.get_running_loop()
+    state.began = loop.time()
 
     def fire() -> None:
         # A handler that ended without `end` (cancelled by a shutdown): nothing to defer.
@@ -105,6 +110,8 @@ async def _defer(interaction: discord.Interaction[Any], state: _Answer) -> None:
             log.warning("could not defer interaction %s: %r", interaction.id, error)
             # A retry refused as acknowledged: Discord took the defer, its answer was lost.
             state.deferred = error.code == ALREADY_ACKNOWLEDGED
+            if state.deferred:
+                _deferred(interaction, state)
             return
         except _NETWORK as error:
             log.warning("could not defer interaction %s: %r", interaction.id, error)
@@ -114,6 +121,30 @@ async def _defer(interaction: discord.Interaction[Any], state: _Answer) -> None:
             log.warning("could not defer interaction %s: %r", interaction.id, error)
             return
         state.deferred = True
+        _deferred(interaction, state)
+
+
+def _deferred(interaction: discord.Interaction[Any], state: _Answer) -> None:
+    metrics = getattr(interaction.client, "metrics", None)
+    if metrics is not None:
+        metrics.deferred()
+    _acknowledged(interaction, state)
+
+
+def _acknowledged(interaction: discord.Interaction[Any], state: _Answer) -> None:
+    """The first callback went out: late if past Discord's window since `begin`."""
+    if state.began and asyncio.get_running_loop().time() - state.began > WINDOW_S:
+        _late(interaction, state, AFTER_WINDOW)
+
+
+def _late(interaction: discord.Interaction[Any], state: _Answer, reason: str) -> None:
+    """Counted once per interaction (a failed answer is followed by the failure's own)."""
+    if state.late:
+        return
+    state.late = True
+    metrics = getattr(interaction.client, "metrics", None)
+    if metrics is not None:
+        metrics.late(reason)
 
 
 def _kwargs(reply: Reply) -> dict[str, Any]:
@@ -134,7 +165,11 @@ async def deliver(interaction: discord.Interaction[Any], reply: Reply) -> None:
     """Send `reply` as this interaction's answer (or as a followup, if it has one already)."""
     state = _answer(interaction)
     async with state.lock:
-        await _send(interaction, state, reply)
+        try:
+            await _send(interaction, state, reply)
+        except Exception:
+            _late(interaction, state, FAILED)
+            raise
 
 
 async def _send(interaction: discord.Interaction[Any], state: _Answer, reply: Reply) -> None:
@@ -144,6 +179,7 @@ async def _send(interaction: discord.Interaction[Any], state: _Answer, reply: Re
             await interaction.response.send_message(
                 **kwargs, files=_files(reply), ephemeral=reply.ephemeral
             )
+            _acknowledged(interaction, state)
             return
         except discord.HTTPException as error:
             if not (state.defer_unsure and error.code == ALREADY_ACKNOWLEDGED):
@@ -184,10 +220,15 @@ async def update(interaction: discord.Interaction[Any], reply: Reply) -> None:
     """A click's answer that replaces the clicked message (the delete question's)."""
     state = _answer(interaction)
     async with state.lock:
-        if interaction.response.is_done() or state.deferred:  # a message of its own instead
-            await _send(interaction, state, reply)
-            return
-        kwargs = _kwargs(reply)
-        kwargs.setdefault("view", None)
-        kwargs.setdefault("content", None)
-        await interaction.response.edit_message(**kwargs)
+        try:
+            if interaction.response.is_done() or state.deferred:  # a message of its own instead
+                await _send(interaction, state, reply)
+                return
+            kwargs = _kwargs(reply)
+            kwargs.setdefault("view", None)
+            kwargs.setdefault("content", None)
+            await interaction.response.edit_message(**kwargs)
+        except Exception:
+            _late(interaction, state, FAILED)
+            raise
+        _acknowledged(interaction, state)

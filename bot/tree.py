@@ -1,9 +1,11 @@
 """The command tree, on discord.py's public hooks: `interaction_check` (this process's shards,
-guild only, well-formed options, the 3-second clock), `on_error` (refusals private, bugs
-logged), and the `app_command_completion` event; one log line per command however it ends."""
+the member's rate, guild only, well-formed options, the 3-second clock), `on_error` (refusals
+private, bugs logged), and the `app_command_completion` event; one log line per command however
+it ends."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from typing import TYPE_CHECKING, Any
@@ -12,6 +14,7 @@ import discord
 from discord import app_commands
 
 from bot import replies
+from bot.db.busy import Busy
 from bot.failures import (
     ERROR,
     NOT_IN_A_SERVER,
@@ -22,6 +25,7 @@ from bot.failures import (
     answer_failure,
 )
 from bot.lifecycle import admitted
+from bot.limits import SLOWED, slowed
 from bot.logs import log_command
 from bot.options import problem
 from bot.shards import served
@@ -32,13 +36,26 @@ if TYPE_CHECKING:
 log = logging.getLogger("lastgasp.tree")
 
 STARTED = "lastgasp.started"  # in interaction.extras: when the bot took the interaction
+AUTOCOMPLETE_OUTCOME = "lastgasp.autocomplete"  # in interaction.extras: set when it failed
 
 
 def _logged(interaction: discord.Interaction[Any], outcome: str) -> None:
     started = interaction.extras.get(STARTED)
-    latency_ms = (time.perf_counter() - started) * 1000 if started is not None else 0.0
+    seconds = time.perf_counter() - started if started is not None else 0.0
     if interaction.type is discord.InteractionType.application_command:
-        log_command(interaction, outcome=outcome, latency_ms=latency_ms)
+        log_command(interaction, outcome=outcome, latency_ms=seconds * 1000)
+        interaction.client.metrics.command(interaction, outcome, seconds)
+    elif interaction.type is discord.InteractionType.autocomplete:  # counted apart, not logged
+        interaction.client.metrics.autocomplete(interaction, outcome, seconds)
+
+
+def _counted_when_done(interaction: discord.Interaction[Any]) -> None:
+    """An autocomplete has no completion event: counted when the task running it ends."""
+    task = asyncio.current_task()
+    if task is not None:
+        task.add_done_callback(
+            lambda _: _logged(interaction, interaction.extras.get(AUTOCOMPLETE_OUTCOME, OK))
+        )
 
 
 class LastGaspTree(app_commands.CommandTree["LastGaspBot"]):
@@ -49,6 +66,9 @@ class LastGaspTree(app_commands.CommandTree["LastGaspBot"]):
         if not await admitted(interaction):  # tracked; while draining, told and refused
             _logged(interaction, REFUSED)
             return False
+        if await slowed(interaction):  # over the member's rate: told at once, nothing done
+            _logged(interaction, SLOWED)
+            return False
         autocomplete = interaction.type is discord.InteractionType.autocomplete
         try:
             wrong = self._refusal(interaction)
@@ -58,6 +78,8 @@ class LastGaspTree(app_commands.CommandTree["LastGaspBot"]):
         if wrong is None:
             if not autocomplete:
                 replies.begin(interaction)
+            else:
+                _counted_when_done(interaction)
             return True
         try:
             if autocomplete:
@@ -66,8 +88,7 @@ class LastGaspTree(app_commands.CommandTree["LastGaspBot"]):
                 await replies.refuse(interaction, wrong)
         except REPLY_ERRORS as error:
             log.warning("could not answer a refused interaction: %r", error)
-        if not autocomplete:
-            _logged(interaction, REFUSED)
+        _logged(interaction, REFUSED)
         return False
 
     @staticmethod
@@ -83,9 +104,12 @@ class LastGaspTree(app_commands.CommandTree["LastGaspBot"]):
         original = error.original if isinstance(error, app_commands.CommandInvokeError) else error
         if interaction.type is discord.InteractionType.autocomplete:
             log.warning("autocomplete failed (guild %s): %r", interaction.guild_id, original)
+            interaction.extras[AUTOCOMPLETE_OUTCOME] = ERROR
             if not interaction.response.is_done():
                 await interaction.response.autocomplete([])
             return
+        if isinstance(original, Busy):
+            interaction.client.metrics.busy("command")
         _logged(interaction, await answer_failure(interaction, original))
 
 

@@ -29,6 +29,8 @@ import asyncio
 import contextlib
 import os
 import threading
+import time
+import weakref
 from collections.abc import AsyncIterator, Callable
 
 from bot.db.busy import Busy, remaining
@@ -37,6 +39,35 @@ try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
+
+
+class LockWaits:
+    """How many writes of this process waited for one database's write lock, and how long in
+    all (bot/metrics.py reads them when scraped). Only a lock not free at once is a wait."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.seconds = 0.0
+        self._mutex = threading.Lock()  # the writer thread and the event loop both wait
+
+    def add(self, since: float) -> None:
+        waited = time.monotonic() - since
+        with self._mutex:
+            self.count += 1
+            self.seconds += waited
+
+
+# By database path: kept while a lock of that database is (the hot path's and the unit of
+# work's share one), so a process of many short-lived databases (the tests) keeps none.
+_WAITS: weakref.WeakValueDictionary[str, LockWaits] = weakref.WeakValueDictionary()
+
+
+def lock_waits(database_path: str) -> LockWaits:
+    """The waits of this process for the write lock of the database at `database_path`."""
+    found = _WAITS.get(database_path)
+    if found is None:
+        found = _WAITS[database_path] = LockWaits()
+    return found
 
 
 def _open(path: str) -> int:
@@ -124,6 +155,7 @@ class ProcessWriteLock:
 
     def __init__(self, database_path: str) -> None:
         self._path = f"{database_path}-lock"
+        self.waits = lock_waits(database_path)
         self._fd: int | None = None  # kept open: the common case, no wait, costs no open()
         self._queue_fd: int | None = None
         self._held: int | None = None  # the file through which the write lock is held
@@ -154,10 +186,14 @@ class ProcessWriteLock:
         """Take it in a thread that may block (the SQLite writer), or raise Busy at `until`."""
         if self._take_now():
             return
+        since = time.monotonic()
         wait = self._waiting(None)
-        if not wait.done.wait(remaining(until)):
-            wait.give_up()
-            raise Busy()
+        try:
+            if not wait.done.wait(remaining(until)):
+                wait.give_up()
+                raise Busy()
+        finally:
+            self.waits.add(since)
         self._held = wait.take()
 
     @contextlib.asynccontextmanager
@@ -175,6 +211,7 @@ class ProcessWriteLock:
                 with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
                     loop.call_soon_threadsafe(settle)
 
+            since = time.monotonic()
             wait = self._waiting(arrived)
             try:
                 async with asyncio.timeout(remaining(until)):
@@ -185,6 +222,8 @@ class ProcessWriteLock:
             except BaseException:  # cancelled: its take must not outlive it
                 wait.give_up()
                 raise
+            finally:
+                self.waits.add(since)
             self._held = wait.take()
         try:
             yield
