@@ -42,6 +42,7 @@ from bot.render.sheet import (
 )
 from bot.render.table import round_started
 from bot.services import play, sheet, table
+from bot.services.base import NO_ACTIVE, NO_ACTIVE_TO_SHOW
 from bot.shards import served
 from rules.errors import RuleError
 
@@ -155,7 +156,12 @@ async def next_round(interaction: Click, button: NextRoundButton) -> None:
 @handles(MySheetButton)
 async def my_sheet(interaction: Click, button: MySheetButton) -> None:
     async def show() -> None:
-        row = await sheet.show_character(interaction.client.db, caller_of(interaction), None)
+        try:
+            row = await sheet.show_character(interaction.client.db, caller_of(interaction), None)
+        except RuleError as refusal:
+            if refusal.template == NO_ACTIVE:
+                raise RuleError(NO_ACTIVE_TO_SHOW) from None
+            raise
         await replies.deliver(interaction, sheet_reply(row.sheet, private=True))
 
     await run_click(interaction, show)

@@ -130,17 +130,27 @@ def fell(outcome: Outcome) -> bool:
     return after.is_down and _DEPTH.get(after, 0) > _DEPTH.get(before, 0)
 
 
+def _roll_back(outcome: Outcome) -> bool:
+    """An undo that puts the character back down, or gives back the round's recovery roll
+    (U-3, R-8): the roll is the next step again."""
+    before, after = outcome.before, outcome.after
+    return outcome.action == "undo" and (
+        before.state is not after.state
+        or (before.recovered_this_round and not after.recovered_this_round)
+    )
+
+
 def buttons(
     outcome: Outcome, character_id: int | None, *, in_combat: bool = False
 ) -> list[LastGaspButton]:
     """The next step in one click: the recovery roll on the announcement of a fall (R-1, R-3)
-    or of Dying (R-5), disabled once this round's roll is used (R-8); the odds of a character
-    that is down."""
+    or of Dying (R-5), and on an undo that makes it due again, disabled once this round's roll
+    is used (R-8); the odds of a character that is down."""
     after = outcome.after
     if character_id is None or not after.state.is_down:
         return []
     items: list[LastGaspButton] = []
-    if fell(outcome):
+    if fell(outcome) or _roll_back(outcome):
         used = roll_due(after, in_combat=in_combat) is RollDue.NEXT_ROUND
         items.append(RecoveryButton(character_id, after.vit, after.res, next_round=used))
     items.append(OddsButton(character_id))

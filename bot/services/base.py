@@ -18,6 +18,11 @@ from rules.names import MAX_NAME, graphemes
 from rules.outcome import Outcome
 
 NO_ACTIVE = "You have no active character: pick one with /character select, or name the character."
+# A button has no option to name a character with.
+NO_ACTIVE_TO_SHOW = (
+    "You have no active character: pick one with /character select (or make one with "
+    "/character create), then press again."
+)
 GONE = "That character no longer exists (it was deleted). Nothing was changed."
 
 

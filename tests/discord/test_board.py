@@ -380,7 +380,8 @@ async def test_my_sheet_shows_the_pressers_own_sheet_privately(harness):
         assert name in shown.embed["title"]
         assert f"VIT {vit}/10" in str(shown.embed)
     nobody = await harness.click(harness.gm, message, button)
-    assert_refused(nobody, "no active character")
+    assert_refused(nobody, "no active character", "/character select", "then press again")
+    assert "name the character" not in nobody.reply.content  # a button has no option for it
 
 
 # --- lifecycle -----------------------------------------------------------------------------------

@@ -200,3 +200,33 @@ async def test_R_6_no_waiting_advantage_for_a_character_the_last_gasp_killed(har
     await harness.add_character("Sera", res=2, vit=-2, advantage=True)
     lived = await harness.run(harness.gm, "recover", character="Sera", faces="C")
     assert "waits for the next recovery roll" in lived.embed["description"]
+
+
+async def test_U_3_R_8_the_undo_of_a_roll_offers_the_roll_again_in_one_click(harness):
+    """The undo gives back the round's roll (R-8): its reply carries "Recovery roll", and the
+    owner's press makes the roll."""
+    await harness.add_character("Roryn", res=2)
+    await harness.start_combat(["Roryn"])
+    await harness.run(harness.owner, "damage", character="Roryn", amount=10)
+    await harness.run(harness.owner, "recover", character="Roryn", faces="M H")
+    undone = await harness.run(harness.gm, "undo", character="Roryn")
+    offered = {
+        button["label"]: button for row in undone.reply.components for button in row["components"]
+    }
+    assert set(offered) == {"Recovery roll", "Odds"}
+    assert not offered["Recovery roll"].get("disabled")
+    harness.script("C H")
+    rolled = await harness.click(harness.owner, undone.reply, offered["Recovery roll"]["custom_id"])
+    assert not rolled.ephemeral
+    assert lines(rolled)[0] == "**Roryn wakes up! One Crit: VIT 1/10.**"
+
+
+async def test_U_3_an_undo_that_changes_nothing_down_offers_no_roll(harness):
+    """An undo of an emotion of a character that is down leaves its roll where it was: no
+    recovery button is added (only the odds)."""
+    await harness.add_character("Roryn", res=2, vit=0)
+    await harness.start_combat(["Roryn"])
+    await harness.run(harness.owner, "emotion", character="Roryn", emotion="fear")
+    undone = await harness.run(harness.gm, "undo", character="Roryn")
+    labels = [button["label"] for row in undone.reply.components for button in row["components"]]
+    assert labels == ["Odds"]
