@@ -588,6 +588,10 @@ async def test_a_double_click_handled_at_once_deletes_and_answers_once(harness):
 async def test_the_timeout_never_rewrites_an_answered_question(harness):
     """After the Delete, the question's timeout must not say "No answer: Bea was kept"."""
     harness.bot.get_cog("SheetCog").confirm_seconds = 1.0
+    # The bot's clock stands still, so that the click is never past the question's deadline
+    # (a whole second, rounded down) on a slow machine; the timeout runs on the loop's timer.
+    now = harness.bot.clock()
+    harness.bot.clock = lambda: now
     asked, confirm, _ = await ask_delete(harness)
     await harness.click(harness.owner, asked.reply, confirm)
     await asyncio.sleep(1.3)
