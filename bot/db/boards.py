@@ -11,17 +11,18 @@ from bot.db.tables import boards
 
 class BoardRepository(Session):
     async def board(self, channel_id: int) -> Board | None:
-        stmt = select(boards.c.message_id).where(
+        stmt = select(boards.c.message_id, boards.c.layout).where(
             boards.c.guild_id == self.guild_id, boards.c.channel_id == channel_id
         )
-        message_id = (await self.conn.execute(stmt)).scalar_one_or_none()
-        return None if message_id is None else Board(self.guild_id, channel_id, message_id)
+        row = (await self.conn.execute(stmt)).one_or_none()
+        return None if row is None else Board(self.guild_id, channel_id, row[0], bool(row[1]))
 
     async def guild_boards(self) -> list[Board]:
-        stmt = select(boards.c.channel_id, boards.c.message_id).where(
+        stmt = select(boards.c.channel_id, boards.c.message_id, boards.c.layout).where(
             boards.c.guild_id == self.guild_id
         )
-        return [Board(self.guild_id, c, m) for c, m in (await self.conn.execute(stmt)).all()]
+        rows = (await self.conn.execute(stmt)).all()
+        return [Board(self.guild_id, c, m, bool(layout)) for c, m, layout in rows]
 
     async def set_board(self, channel_id: int, message_id: int) -> None:
         """The channel's board is now this message (a second start moves it)."""
@@ -31,11 +32,12 @@ class BoardRepository(Session):
             guild_id=self.guild_id,
             message_id=message_id,
             created_at=self._now(),
+            layout=True,  # every board posted now is built from layout components
         )
         await self.conn.execute(
             stmt.on_conflict_do_update(
                 index_elements=[boards.c.channel_id],
-                set_={"message_id": message_id, "guild_id": self.guild_id},
+                set_={"message_id": message_id, "guild_id": self.guild_id, "layout": True},
             )
         )
 

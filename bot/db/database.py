@@ -167,8 +167,11 @@ class Database:
         """Every status board of every guild (a process keeps those of its own shards)."""
         async with self.engine.connect() as conn:
             await conn.execution_options(**{READ_ONLY: True})
-            stmt = select(boards.c.guild_id, boards.c.channel_id, boards.c.message_id)
-            return [Board(g, c, m) for g, c, m in (await conn.execute(stmt)).all()]
+            stmt = select(
+                boards.c.guild_id, boards.c.channel_id, boards.c.message_id, boards.c.layout
+            )
+            rows = (await conn.execute(stmt)).all()
+            return [Board(g, c, m, bool(layout)) for g, c, m, layout in rows]
 
     @contextlib.asynccontextmanager
     async def _begin(

@@ -73,3 +73,4 @@ class Board:
     guild_id: int
     channel_id: int
     message_id: int
+    layout: bool = True  # its message is built from layout components (an older one: replaced)

@@ -22,6 +22,7 @@ from sqlalchemy import (
     String,
     Table,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -153,6 +154,8 @@ class BoardModel(Base):
     guild_id: Mapped[int] = mapped_column(Snowflake)
     message_id: Mapped[int] = mapped_column(Snowflake)
     created_at: Mapped[datetime] = mapped_column(Stamp)
+    # Built from Discord's layout components (migration 0004): an older board is replaced once.
+    layout: Mapped[bool] = mapped_column(Boolean, server_default=false())
 
 
 metadata = Base.metadata

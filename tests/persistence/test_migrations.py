@@ -48,7 +48,7 @@ async def test_models_and_migrations_agree(db: Database) -> None:
 
 
 async def test_upgrade_is_idempotent_and_reaches_head(db: Database) -> None:
-    assert HEAD == "0003"
+    assert HEAD == "0004"
     assert await _version(db) == HEAD
     await db.upgrade()  # a restart of the bot
     assert await _version(db) == HEAD
