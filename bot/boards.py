@@ -29,7 +29,8 @@ import discord
 
 from bot.db.records import Board
 from bot.render.board import board_reply
-from bot.replies import NO_PINGS
+from bot.render.reply import Reply
+from bot.replies import message
 from bot.services import board as service
 from bot.shards import serves
 
@@ -212,11 +213,12 @@ class Boards:
                 return  # stopped or moved while it waited: the message says so, left as it is
             live.latest_event = view.latest_event
             reply = board_reply(view, self.bot.clock())
+            if not board.layout:
+                await self._replace(live, reply)
+                return
             channel = self.bot.get_partial_messageable(board.channel_id, guild_id=board.guild_id)
             self.bot.metrics.board_edit()  # counted where the edit is requested
-            await channel.get_partial_message(board.message_id).edit(
-                embeds=reply.embeds, view=reply.view, allowed_mentions=NO_PINGS
-            )
+            await channel.get_partial_message(board.message_id).edit(**message(reply))
         except discord.RateLimited as error:  # discord.py would not wait that long
             self.bot.metrics.board_rate_limited()
             self._rate_limited(live, error.retry_after)
@@ -235,6 +237,20 @@ class Boards:
             self._mark(live)
         finally:
             live.last_edit = self._now()
+
+    async def _replace(self, live: _Live, reply: Reply) -> None:
+        """A board posted before the bot built its messages from layout components: a message's
+        layout flag can only be set by an edit that also clears its embeds, so the board is
+        posted anew and the old message deleted, once."""
+        old = live.board
+        posted = await post(self.bot, old.guild_id, old.channel_id, reply)
+        channel = self.bot.get_partial_messageable(old.channel_id, guild_id=old.guild_id)
+        if not await service.replace_board(self.bot.db, old, posted):
+            await _delete(channel, posted)  # a /board start came first: it is the board
+            return
+        live.board = Board(old.guild_id, old.channel_id, posted)
+        log.info("board in channel %s posted anew with layout components", old.channel_id)
+        await _delete(channel, old.message_id)
 
     def _rate_limited(self, live: _Live, retry_after: float) -> None:
         channel = live.board.channel_id
@@ -268,6 +284,19 @@ class Boards:
         for live in self._live.values():
             if latest.get(live.board.guild_id, 0) > live.latest_event:
                 self._mark(live)
+
+
+async def post(bot: LastGaspBot, guild_id: int, channel_id: int, reply: Reply) -> int:
+    """Post a board's message in its channel (a message of the bot's own, never an interaction
+    reply, whose token expires); its id."""
+    channel = bot.get_partial_messageable(channel_id, guild_id=guild_id)
+    return (await channel.send(**message(reply))).id
+
+
+async def _delete(channel: discord.PartialMessageable, message_id: int) -> None:
+    """The bot's own message, gone; one already deleted needs nothing."""
+    with contextlib.suppress(discord.HTTPException):
+        await channel.get_partial_message(message_id).delete()
 
 
 def _retry_after(error: discord.HTTPException) -> float:

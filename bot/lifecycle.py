@@ -23,6 +23,8 @@ import discord
 
 from bot.logs import command_name
 from bot.loop import settle
+from bot.render.reply import Reply
+from bot.replies import message
 
 log = logging.getLogger("lastgasp.lifecycle")
 
@@ -108,12 +110,17 @@ async def admitted(interaction: discord.Interaction) -> bool:
         if interaction.type is discord.InteractionType.autocomplete:
             await interaction.response.autocomplete([])
         elif interaction.response.is_done():
-            await interaction.followup.send(RESTARTING, ephemeral=True)
+            await interaction.followup.send(**_restarting(), ephemeral=True)
         else:
-            await interaction.response.send_message(RESTARTING, ephemeral=True)
+            await interaction.response.send_message(**_restarting(), ephemeral=True)
     except _REPLY_ERRORS as error:
         log.warning("could not tell the user the bot is restarting: %r", error)
     return False
+
+
+def _restarting() -> dict[str, Any]:
+    """The refusal while draining, built as every message is."""
+    return message(Reply.refusal(RESTARTING))
 
 
 class StopSignals:

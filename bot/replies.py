@@ -22,6 +22,9 @@ from typing import Any
 import aiohttp
 import discord
 
+from bot.render.card import Card
+from bot.render.common import INFO_COLOUR
+from bot.render.layout import layout
 from bot.render.reply import Reply
 
 log = logging.getLogger("lastgasp.replies")
@@ -30,7 +33,7 @@ DEFER_AFTER_S = 2.0  # Discord's window is 3 s; the defer itself takes a round t
 WINDOW_S = 3.0  # Discord's: a first answer later than this is lost
 AFTER_WINDOW, FAILED = "after_window", "failed"  # why an answer was late (bot/metrics.py)
 NO_PINGS = discord.AllowedMentions.none()
-PLACEHOLDER = "…"
+PLACEHOLDER = Card(colour=INFO_COLOUR, lines=("…",))
 _KEY = "lastgasp.answer"
 ALREADY_ACKNOWLEDGED = 40060  # Discord's code: this interaction has its callback already
 # What a request that may or may not have reached Discord raises besides an HTTP error.
@@ -147,13 +150,10 @@ def _late(interaction: discord.Interaction[Any], state: _Answer, reason: str) ->
         metrics.late(reason)
 
 
-def _kwargs(reply: Reply) -> dict[str, Any]:
-    kwargs: dict[str, Any] = {"embeds": reply.embeds, "allowed_mentions": NO_PINGS}
-    if reply.content is not None:
-        kwargs["content"] = reply.content
-    if reply.view is not None:
-        kwargs["view"] = reply.view
-    return kwargs
+def message(reply: Reply) -> dict[str, Any]:
+    """A message's parts for discord.py: its layout (which sets the flag IS_COMPONENTS_V2), and
+    no mention allowed. Never content or embeds: Discord refuses them beside a layout."""
+    return {"view": layout(reply.card), "allowed_mentions": NO_PINGS}
 
 
 def _files(reply: Reply) -> list[discord.File]:
@@ -173,7 +173,7 @@ async def deliver(interaction: discord.Interaction[Any], reply: Reply) -> None:
 
 
 async def _send(interaction: discord.Interaction[Any], state: _Answer, reply: Reply) -> None:
-    kwargs = _kwargs(reply)
+    kwargs = message(reply)
     if not state.deferred and not interaction.response.is_done():
         try:
             await interaction.response.send_message(
@@ -200,12 +200,9 @@ async def _fill(
     """The answer of a deferred interaction: in the "thinking" message when public; when
     private, through a followup (the placeholder it needs first is deleted at once)."""
     if not reply.ephemeral:
-        kwargs.setdefault("content", None)
         await interaction.edit_original_response(**kwargs, attachments=_files(reply))
         return
-    await interaction.edit_original_response(
-        content=PLACEHOLDER, embeds=[], allowed_mentions=NO_PINGS
-    )
+    await interaction.edit_original_response(view=layout(PLACEHOLDER), allowed_mentions=NO_PINGS)
     await interaction.followup.send(**kwargs, files=_files(reply), ephemeral=True, wait=True)
     with contextlib.suppress(discord.HTTPException):  # a placeholder left is no harm
         await interaction.delete_original_response()
@@ -213,7 +210,7 @@ async def _fill(
 
 async def refuse(interaction: discord.Interaction[Any], text: str) -> None:
     """A refusal or a mistake: private, one or two sentences, nothing else."""
-    await deliver(interaction, Reply.private(text))
+    await deliver(interaction, Reply.refusal(text))
 
 
 async def update(interaction: discord.Interaction[Any], reply: Reply) -> None:
@@ -224,10 +221,11 @@ async def update(interaction: discord.Interaction[Any], reply: Reply) -> None:
             if interaction.response.is_done() or state.deferred:  # a message of its own instead
                 await _send(interaction, state, reply)
                 return
-            kwargs = _kwargs(reply)
-            kwargs.setdefault("view", None)
-            kwargs.setdefault("content", None)
-            await interaction.response.edit_message(**kwargs)
+            # The clicked message may predate layout components (a question asked before an
+            # upgrade): an edit that makes it a layout must clear its content and embeds.
+            await interaction.response.edit_message(
+                **message(reply), content=None, embeds=[], attachments=_files(reply)
+            )
         except Exception:
             _late(interaction, state, FAILED)
             raise

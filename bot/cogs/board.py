@@ -10,6 +10,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot import replies
+from bot.boards import post
 from bot.cogs.common import GM_ONLY, Interaction
 from bot.db.records import Board
 from bot.people import caller_of
@@ -29,16 +30,13 @@ class BoardCog(
         bot, caller = interaction.client, caller_of(interaction)
         await service.check_gm(bot.db, caller)
         view = await service.board_view(bot.db, caller.guild_id, caller.channel_id)
-        reply = board_reply(view, bot.clock())
-        channel = bot.get_partial_messageable(caller.channel_id, guild_id=caller.guild_id)
-        assert reply.view is not None  # a board always has its buttons
-        message = await channel.send(
-            embeds=reply.embeds, view=reply.view, allowed_mentions=replies.NO_PINGS
+        message_id = await post(
+            bot, caller.guild_id, caller.channel_id, board_reply(view, bot.clock())
         )
-        old = await service.start_board(bot.db, caller, message.id)
-        bot.boards.started(Board(caller.guild_id, caller.channel_id, message.id))
-        if old is not None and old.message_id != message.id:
-            await _edit(bot, old, moved_reply())
+        old = await service.start_board(bot.db, caller, message_id)
+        bot.boards.started(Board(caller.guild_id, caller.channel_id, message_id))
+        if old is not None and old.message_id != message_id:
+            await _leave(bot, old, moved_reply())
         text = (
             "The status board moved to the bottom of this channel."
             if old
@@ -51,17 +49,21 @@ class BoardCog(
         bot, caller = interaction.client, caller_of(interaction)
         board = await service.stop_board(bot.db, caller)
         bot.boards.stopped(caller.channel_id)
-        await _edit(bot, board, stopped_reply())
+        await _leave(bot, board, stopped_reply())
         await replies.deliver(interaction, Reply.private("The status board is stopped."))
 
 
-async def _edit(bot: discord.Client, board: Board, reply: Reply) -> None:
-    """Leave a line on a board's old message; one deleted meanwhile needs none."""
+async def _leave(bot: discord.Client, board: Board, reply: Reply) -> None:
+    """Leave a line on a board's old message; one deleted meanwhile needs none. A board posted
+    before the bot built its messages from layout components is deleted instead: it cannot be
+    edited into one without clearing it first."""
     channel = bot.get_partial_messageable(board.channel_id, guild_id=board.guild_id)
+    message = channel.get_partial_message(board.message_id)
     with contextlib.suppress(discord.HTTPException):
-        await channel.get_partial_message(board.message_id).edit(
-            embeds=reply.embeds, view=None, allowed_mentions=replies.NO_PINGS
-        )
+        if board.layout:
+            await message.edit(**replies.message(reply))
+        else:
+            await message.delete()
 
 
 async def setup(bot: commands.Bot) -> None:

@@ -32,7 +32,6 @@ from bot.cogs.common import (
 )
 from bot.people import caller_of
 from bot.questions import answered
-from bot.render.buttons import DeleteButton, view_of
 from bot.render.sheet import (
     created_reply,
     delete_question,
@@ -240,18 +239,16 @@ class SheetCog(commands.GroupCog, group_name="character", group_description="Cha
         caller = caller_of(interaction)
         row = await service.check_delete(interaction.client.db, caller, character)
         until = int(interaction.client.clock().timestamp() + self.confirm_seconds)
-        view = view_of(
-            DeleteButton("confirm", row.id, caller.user_id, until),
-            DeleteButton("cancel", row.id, caller.user_id, until),
+        await replies.deliver(
+            interaction, delete_question(row.sheet, row.id, caller.user_id, until)
         )
-        await replies.deliver(interaction, delete_question(row.sheet, view))
 
         async def time_out() -> None:
             if answered(interaction.client, (row.id, caller.user_id, until)):
                 return  # the answer stays as it is (bot/questions.py)
             with contextlib.suppress(discord.HTTPException):  # dismissed already
                 await interaction.edit_original_response(
-                    content=delete_unanswered(row.sheet), view=None
+                    **replies.message(delete_unanswered(row.sheet))
                 )
 
         _detached(self.confirm_seconds, time_out)

@@ -203,11 +203,7 @@ class TableCog(commands.Cog, name="Table"):
             faces=faces_for(interaction),
             in_combat=acted.in_combat,
         )
-        embed = reply.embeds[0]
-        embed.description = (
-            f"{embed.description}\nReverted: {render.event_summary(undone.reverted)}."
-        )
-        await replies.deliver(interaction, reply)
+        await replies.deliver(interaction, render.undone(reply, undone.reverted))
 
 
 async def setup(bot: commands.Bot) -> None:

@@ -12,6 +12,7 @@ import difflib
 import json
 import logging
 import os
+import re
 import shlex
 import zlib
 from pathlib import Path
@@ -31,6 +32,8 @@ from bot.offline import (
     SentInteraction,
 )
 from bot.offline.payloads import parse_bool
+
+_TIMESTAMP = re.compile(r"<t:-?\d+(?::[tTdDfFR])?>")  # Discord's timestamp token
 
 log = logging.getLogger("lastgasp.console")
 
@@ -193,8 +196,7 @@ class Console:
     def show_board(self, message: Message) -> None:
         """The status board, framed, when its content changed."""
         style = self.text.style
-        embed = message.embeds[0] if message.embeds else {}
-        title = self.text.inline(embed.get("title") or "Status board")
+        title = self.text.inline(message.card.title or "Status board")
         lines = self.text.body(message, framed=True)
         top = f"┌─ {title} " + "─" * max(3, 56 - len(title))
         framed = [style.bold(top)]
@@ -570,14 +572,8 @@ class Console:
         if message is None:
             self._board = None
             return
-        content = json.dumps(
-            [
-                message.content,
-                [{k: v for k, v in e.items() if k != "timestamp"} for e in message.embeds],
-                message.components,
-            ],
-            sort_keys=True,
-        )
+        # Its "updated" time aside: a board edited with nothing new on it is not shown again.
+        content = _TIMESTAMP.sub("", json.dumps(message.components, sort_keys=True))
         if self._board == (message.id, content):
             return
         self._board = (message.id, content)

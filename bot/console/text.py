@@ -13,9 +13,9 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
 
 from bot.offline import Message
+from bot.offline.layout import HEADING, SEPARATOR, SMALL, TEXT_DISPLAY, walk
 from bot.render.common import colour_name
 from bot.render.dice import TEXT_FACES, TEXT_STRUCK
 from bot.render.pictures import EMOJI_NAMES, STRUCK_MISS_EMOJI_NAME
@@ -195,67 +195,67 @@ class Text:
     def body(
         self, message: Message, saved: Mapping[str, str] | None = None, *, framed: bool = False
     ) -> list[str]:
-        """The message's lines, unindented: content, embeds, files (with where each was saved),
-        buttons. `framed`: inside a frame that shows the title (the status board)."""
+        """The message's lines, unindented: its card as Discord draws it (the title, the texts,
+        a rule for a separator, the pictures and files it shows with where each was saved, its
+        buttons and menus, the small line). `framed`: inside a frame that shows the title (the
+        status board)."""
         saved = saved or {}
         lines: list[str] = []
-        if message.content:
+        if message.content:  # never ours: a layout message has none
             lines += self.inline(message.content).split("\n")
-        for embed in message.embeds:
-            lines += self.embed(embed, framed=framed)
-        for name, data in message.files:
-            kind = "picture" if name.lower().endswith((".png", ".jpg", ".jpeg", ".gif")) else "file"
-            where = saved.get(name)
-            lines.append(
-                f"[{kind} {name}, {len(data):,} bytes" + (f": saved as {where}]" if where else "]")
-            )
-        buttons = self.buttons(message)
-        if buttons:
-            lines.append(" ".join(buttons))
+        if message.components:
+            lines += self.card(message, saved, framed=framed)
         if message.loading:
             lines.append(self.style.dim("(the bot is thinking…)"))
         return lines
 
-    def embed(self, embed: Mapping[str, Any], *, framed: bool = False) -> list[str]:
-        colour = embed.get("color")
+    def card(
+        self, message: Message, saved: Mapping[str, str], *, framed: bool = False
+    ) -> list[str]:
+        card = message.card
+        colour = card.colour
         coloured = self.style.colour and isinstance(colour, int) and not framed
-        bar = self.style.rgb("▌", colour) if coloured and isinstance(colour, int) else ""
         lines: list[str] = []
-        title = self.inline(embed.get("title") or "")
-        author = (embed.get("author") or {}).get("name")
-        if author:
-            lines.append(self.inline(author))
+        title = self.inline(card.title or "")
         if framed:
             pass
         elif self.style.colour:  # the bar shows the colour
             if title:
                 lines.append(self.style.bold(title))
         else:
-            name = colour_name(colour) if colour is not None else "no colour"
-            lines.append(f"# {title}  ({name})")
-        if embed.get("description"):
-            lines += self.inline(embed["description"]).split("\n")
-        for fld in embed.get("fields", []):
-            lines.append(f"- {self.style.bold(self.inline(fld.get('name', '')))}:")
-            lines += [f"    {line}" for line in self.inline(fld.get("value", "")).split("\n")]
-        footer = (embed.get("footer") or {}).get("text") or ""
-        stamp = embed.get("timestamp")
-        if stamp:
-            footer = f"{footer} {self._iso(stamp)}".strip()
-        if footer:
-            lines.append(self.style.dim(f"~ {self.inline(footer)}"))
-        if bar:
+            if title:  # an untitled card is a sentence or two (a refusal, a note)
+                name = colour_name(colour) if colour is not None else "no colour"
+                lines.append(f"# {title}  ({name})")
+        sizes = dict(message.files)
+        for component in walk(message.components):
+            kind = component.get("type")
+            if kind == TEXT_DISPLAY:
+                text = str(component.get("content", ""))
+                if text.startswith(HEADING):  # the title, shown above
+                    text = text.split("\n", 1)[1] if "\n" in text else ""
+                    if not text:
+                        continue
+                if text.startswith(SMALL) and "\n" not in text:  # the small line, as a footer
+                    lines.append(self.style.dim(f"~ {self.inline(text[len(SMALL) :])}"))
+                    continue
+                lines += self.inline(text).split("\n")
+            elif kind == SEPARATOR:
+                lines.append(self.style.dim("─" * 24))
+        for kind, names in (("picture", card.pictures), ("file", card.files)):
+            for name in names:
+                where = saved.get(name)
+                size = f"{len(sizes.get(name, b'')):,} bytes"
+                lines.append(f"[{kind} {name}, {size}" + (f": saved as {where}]" if where else "]"))
+        buttons = self.buttons(message)
+        if buttons:
+            lines.append(" ".join(buttons))
+        for select in card.selects:
+            options = ", ".join(label for label, _ in select.options)
+            lines.append(f"[menu {select.placeholder}: {options}]")
+        if coloured and isinstance(colour, int):
+            bar = self.style.rgb("▌", colour)
             return [f"{bar} {line}" for line in lines]
         return lines
-
-    def _iso(self, stamp: str) -> str:
-        try:
-            when = datetime.fromisoformat(stamp)
-        except ValueError:
-            return stamp
-        if when.tzinfo is None:
-            when = when.replace(tzinfo=UTC)
-        return relative(when, self.now())
 
     def buttons(self, message: Message) -> list[str]:
         found = []
@@ -267,20 +267,7 @@ class Text:
 
 def buttons_of(message: Message) -> list[tuple[str, str, bool]]:
     """(label, custom id, disabled) of each button of the message, in order."""
-    found = []
-    stack = list(message.components)
-    while stack:
-        comp = stack.pop(0)
-        if comp.get("type") == 2:
-            found.append(
-                (
-                    str(comp.get("label") or ""),
-                    str(comp.get("custom_id") or comp.get("url") or ""),
-                    bool(comp.get("disabled")),
-                )
-            )
-        stack[:0] = comp.get("components", [])
-    return found
+    return [(b.label, b.custom_id, b.disabled) for b in message.card.buttons]
 
 
 def relative(when: datetime, now: datetime) -> str:

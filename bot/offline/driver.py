@@ -19,6 +19,7 @@ from bot.offline.messages import (
     Result,
     apply_edit,
     capture,
+    check_message,
 )
 from bot.offline.payloads import (
     APPLICATION_ID,
@@ -328,11 +329,11 @@ class OfflineDriver:
             if deferred is not None:
                 # Discord: the first followup of a deferred interaction fills its "thinking"
                 # message, which keeps the defer's visibility whatever the followup asks.
+                check_message(body, before=deferred)
                 sent._deferred = None
-                flags = deferred.flags
                 apply_edit(deferred, body, captured.files)
-                deferred.flags = flags
                 return deferred.to_payload(self._bot_author())
+            check_message(body)
             message = self._store(body, "followup", sent, files=captured.files)
             return message.to_payload(self._bot_author())
         found = sent._message(route.url.rsplit("/", 1)[-1].split("?")[0])
@@ -348,9 +349,8 @@ class OfflineDriver:
             )
         message = found
         if route.method == "PATCH":
-            flags = message.flags
+            check_message(body, before=message)
             apply_edit(message, body, captured.files)
-            message.flags = flags  # an edit never changes who sees the message
             if sent._deferred is message:
                 sent._deferred = None
         return message.to_payload(self._bot_author())
@@ -368,6 +368,7 @@ class OfflineDriver:
             sent._modal = data
             return {"interaction": interaction}
         if kind in (4, 5):
+            check_message(data)
             message = self._store(data, "reply" if kind == 4 else "deferred", sent, files=files)
             message.loading = kind == 5
             if kind == 5:
@@ -382,9 +383,8 @@ class OfflineDriver:
         clicked = sent._clicked
         if kind == 7 and clicked is not None:  # the clicked message is edited in place
             message = self.messages.get(clicked.id, clicked)
-            flags = message.flags
+            check_message(data, before=message)
             apply_edit(message, data, files)
-            message.flags = flags
             message.kind = "update"
             sent._messages.insert(0, message)
             interaction.update(response_message_id=str(message.id))
@@ -428,6 +428,7 @@ class OfflineDriver:
             return self._emoji(method, payload or {})
         if path == "/channels/{channel_id}/messages" and method == "POST":
             body = captured.payload if isinstance(captured.payload, dict) else {}
+            check_message(body)
             message = self._store(body, "channel", None, files=captured.files)
             message.channel_id = int(route.channel_id or 0)
             self.channel_messages[message.id] = message
@@ -448,6 +449,7 @@ class OfflineDriver:
             return None
         if method == "PATCH":
             body = captured.payload if isinstance(captured.payload, dict) else {}
+            check_message(body, before=message)
             apply_edit(message, body, captured.files)
             message.edits += 1
         return message.to_payload(self._bot_author())
@@ -513,7 +515,7 @@ class OfflineDriver:
         files: list[tuple[str, bytes]] | None = None,
     ) -> Message:
         message = Message(id=snowflake(), kind=kind, files=list(files or []))
-        apply_edit(message, body, [])
+        apply_edit(message, body, [], new=True)
         if self.keep_history:
             self.messages[message.id] = message
         if sent is not None:

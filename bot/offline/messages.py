@@ -7,8 +7,10 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+import discord
 from discord.http import Route
 
+from bot.offline.layout import IS_COMPONENTS_V2, Seen, refusal, seen
 from bot.offline.payloads import APPLICATION_ID, EPHEMERAL, TIMESTAMP
 from bot.render.common import colour_name
 
@@ -48,20 +50,18 @@ class Message:
         return bool(self.flags & EPHEMERAL)
 
     @property
-    def embed(self) -> dict[str, Any]:
-        """The first embed (most replies have exactly one)."""
-        assert self.embeds, f"message has no embed: {self.content!r}"
-        return self.embeds[0]
+    def layout(self) -> bool:
+        """Built from layout components (the flag IS_COMPONENTS_V2), as every message of ours."""
+        return bool(self.flags & IS_COMPONENTS_V2)
+
+    @property
+    def card(self) -> Seen:
+        """What a member sees of it: its colour, texts, pictures, files, buttons (every test
+        that reads a reply reads it here: bot/offline/layout.py)."""
+        return seen(self.components)
 
     def custom_ids(self) -> list[str]:
-        found: list[str] = []
-        stack = list(self.components)
-        while stack:
-            comp = stack.pop(0)
-            if "custom_id" in comp:
-                found.append(comp["custom_id"])
-            stack.extend(comp.get("components", []))
-        return found
+        return [b.custom_id for b in self.card.buttons] + [s.custom_id for s in self.card.selects]
 
     def to_payload(self, author: dict[str, Any]) -> dict[str, Any]:
         """The message object Discord returns (and sends inside component interactions)."""
@@ -111,8 +111,8 @@ class Result:
         return self.reply.ephemeral
 
     @property
-    def embed(self) -> dict[str, Any]:
-        return self.reply.embed
+    def card(self) -> Seen:
+        return self.reply.card
 
     def text(self) -> str:
         """Every message as plain text, the way the console prints it."""
@@ -123,28 +123,27 @@ class Result:
 
 
 def describe(message: Message) -> str:
-    """A message as terminal text: visibility, content, embed title, fields, colour name."""
+    """A message as terminal text: visibility, then its card: the title with the colour's name,
+    the texts, the pictures and files it shows, its buttons and menus, the small line."""
     head = "ephemeral" if message.ephemeral else "public"
     if message.kind == "channel":
         head = "channel"
     lines = [f"[{head} {message.kind}]"]
-    if message.content:
+    if message.content:  # never ours: a layout message has none
         lines += [f"  {line}" for line in message.content.splitlines()]
-    for embed in message.embeds:
-        colour = embed.get("color")
-        name = colour_name(colour) if colour is not None else "no colour"
-        lines.append(f"  # {embed.get('title', '')}  ({name})")
-        if embed.get("description"):
-            lines += [f"  {line}" for line in embed["description"].splitlines()]
-        for fld in embed.get("fields", []):
-            lines.append(f"  - {fld['name']}:")
-            lines += [f"      {line}" for line in fld["value"].splitlines()]
-        if embed.get("footer"):
-            lines.append(f"  ~ {embed['footer']['text']}")
-    for name, data in message.files:
-        lines.append(f"  [file {name}, {len(data)} bytes]")
-    for custom_id in message.custom_ids():
-        lines.append(f"  [button {custom_id}]")
+    card = message.card
+    if message.components:
+        name = colour_name(card.colour) if card.colour is not None else "no colour"
+        if card.title:  # an untitled card is a sentence or two (a refusal, a note)
+            lines.append(f"  # {card.title}  ({name})")
+        lines += [f"  {line}" for line in card.body.splitlines()]
+        sizes = dict(message.files)
+        for kind, names in (("picture", card.pictures), ("file", card.files)):
+            lines += [f"  [{kind} {n}, {len(sizes.get(n, b''))} bytes]" for n in names]
+        for custom_id in message.custom_ids():
+            lines.append(f"  [button {custom_id}]")
+        if card.small is not None:
+            lines.append(f"  ~ {card.small}")
     return "\n".join(lines)
 
 
@@ -155,12 +154,42 @@ class NotFoundResponse:
     reason = "offline"
 
 
-def apply_edit(message: Message, body: dict[str, Any], files: list[Any]) -> None:
+class BadRequestResponse:
+    """The response object of a discord.HTTPException for a body Discord refuses (400)."""
+
+    status = 400
+    reason = "Bad Request"
+
+
+INVALID_FORM_BODY = 50035
+
+
+def check_message(body: dict[str, Any], before: Message | None = None) -> None:
+    """Raise as Discord answers a message body it refuses (bot/offline/layout.py): `before`, the
+    message an edit changes."""
+    problem = refusal(
+        body,
+        flags_before=None if before is None else before.flags,
+        had_text=before is not None and bool(before.content or before.embeds),
+    )
+    if problem is not None:
+        raise discord.HTTPException(
+            BadRequestResponse(),
+            {"code": INVALID_FORM_BODY, "message": f"Invalid Form Body: {problem}"},
+        )
+
+
+def apply_edit(
+    message: Message, body: dict[str, Any], files: list[Any], *, new: bool = False
+) -> None:
+    """A body applied to a message: a new one takes its flags; an edit never changes who sees
+    the message, and may only add IS_COMPONENTS_V2 (which never comes off)."""
     for key in ("content", "embeds", "components", "allowed_mentions"):
         if key in body:
             setattr(message, key, body[key] if body[key] is not None else _EMPTY[key])
     if "flags" in body and body["flags"] is not None:
-        message.flags = int(body["flags"])
+        flags = int(body["flags"])
+        message.flags = flags if new else message.flags | (flags & IS_COMPONENTS_V2)
     if files:
         message.files = list(files)
     message.loading = False

@@ -6,8 +6,9 @@ from datetime import datetime
 
 import discord
 
-from bot.render.buttons import LastGaspButton, MySheetButton, NextRoundButton, view_of
-from bot.render.common import INFO_COLOUR, escape, fit, named, stamina, truncate, vit
+from bot.render.buttons import LastGaspButton, MySheetButton, NextRoundButton
+from bot.render.card import Card, Group, with_buttons
+from bot.render.common import INFO_COLOUR, escape, named, stamina, truncate, vit
 from bot.render.reply import Reply
 from bot.services.board import BoardView
 from rules.condition import RollDue, roll_due
@@ -53,6 +54,16 @@ def board_line(sheet: Sheet, in_combat: bool) -> str:
     return truncate(" · ".join(parts), _LINE)
 
 
+def _groups(sheets: list[Sheet], in_combat: bool) -> tuple[Group, ...]:
+    """The lines in the board's order, in up to three groups a separator apart: the down (whose
+    rolls wait first), the up, the dead and retired."""
+    kinds: dict[str, list[str]] = {"down": [], "up": [], "out": []}
+    for sheet in sheets:
+        kind = "down" if sheet.state.is_down else "out" if sheet.state.is_out else "up"
+        kinds[kind].append(board_line(sheet, in_combat))
+    return tuple(Group(tuple(lines)) for lines in kinds.values() if lines)
+
+
 def board_reply(view: BoardView, updated: datetime) -> Reply:
     combat = view.combat
     lines = []
@@ -60,39 +71,32 @@ def board_reply(view: BoardView, updated: datetime) -> Reply:
         early = [escape(s.name) for s in view.sheets if s.early_this_round]
         acts = f" · acting early: {', '.join(early)}" if early else ""
         lines.append(f"**Round {combat.round}**{acts}")
-    lines += [board_line(sheet, combat is not None) for sheet in view.sheets]
     if not view.sheets:
         lines.append(
             "Nobody in this combat yet: /combat add." if combat else "No living characters yet."
         )
-    if view.more:
-        lines.append(f"… and {view.more} more")
-    title = "Status board" + (" · combat" if combat else "")
-    embed = discord.Embed(
-        title=title, description="\n".join(lines), colour=INFO_COLOUR, timestamp=updated
+    stamp = discord.utils.format_dt(updated, "R")
+    card = Card(
+        colour=INFO_COLOUR,
+        title="Status board" + (" · combat" if combat else ""),
+        lines=tuple(lines),
+        groups=_groups(view.sheets, combat is not None),
+        more=view.more,
+        small=f"Kept current by the bot · updated {stamp}",
     )
-    embed.set_footer(text="Kept current by the bot · updated")
     items: list[LastGaspButton] = []
     if combat is not None:
         items.append(NextRoundButton(view.channel_id))
     items.append(MySheetButton())
-    return Reply(embeds=[fit(embed)], view=view_of(*items))
+    return Reply(with_buttons(card, items))
 
 
 def moved_reply() -> Reply:
     """What an old board says once a newer one is posted below it."""
-    embed = discord.Embed(
-        title="Status board",
-        description="This board moved: the current one is further down the channel.",
-        colour=INFO_COLOUR,
-    )
-    return Reply(embeds=[embed])
+    text = "This board moved: the current one is further down the channel."
+    return Reply(Card(colour=INFO_COLOUR, title="Status board", lines=(text,)))
 
 
 def stopped_reply() -> Reply:
-    embed = discord.Embed(
-        title="Status board",
-        description="The GM stopped this board. /board start posts a new one.",
-        colour=INFO_COLOUR,
-    )
-    return Reply(embeds=[embed])
+    text = "The GM stopped this board. /board start posts a new one."
+    return Reply(Card(colour=INFO_COLOUR, title="Status board", lines=(text,)))

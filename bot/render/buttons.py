@@ -190,12 +190,3 @@ BUTTONS: tuple[type[LastGaspButton], ...] = (
     MySheetButton,
     Expired,
 )
-
-
-def view_of(*items: LastGaspButton) -> discord.ui.View:
-    """A view of our buttons only: discord.py keeps no state for it (every item is dynamic),
-    so sending it costs no memory however many messages carry buttons."""
-    view = discord.ui.View(timeout=None)
-    for item in items:
-        view.add_item(item)
-    return view

@@ -1,5 +1,5 @@
-"""Shared pieces of every reply: colours and state marks, escaping, number formats, Discord's
-limits."""
+"""Shared pieces of every reply: colours and state marks, escaping, number formats, the limits of
+Discord's choices (a message's own limits: bot/render/card.py)."""
 
 from __future__ import annotations
 
@@ -9,22 +9,11 @@ from collections.abc import Sequence
 from fractions import Fraction
 from functools import lru_cache
 
-import discord
-
 from rules.models import Emotion, GuildSettings, RuleIds, Sheet, State
 
-# Discord's limits (https://discord.com/developers/docs/resources/message#embed-object-embed-limits).
-TITLE_LIMIT = 256
-DESCRIPTION_LIMIT = 4096
-FIELD_NAME_LIMIT = 256
-FIELD_VALUE_LIMIT = 1024
-FIELDS_LIMIT = 25
-FOOTER_LIMIT = 2048
-EMBED_TOTAL_LIMIT = 6000
-EMBEDS_PER_MESSAGE = 10
+# Discord's limits of an autocomplete's choices, and of a file the bot sends.
 CHOICES_LIMIT = 25
 CHOICE_NAME_LIMIT = 100
-CONTENT_LIMIT = 2000
 FILE_LIMIT = 8 * 1024 * 1024
 
 # Colours by what happened, each with a contrast of at least 3:1 against both of Discord's
@@ -145,51 +134,6 @@ def rule_footer(rules: Sequence[str], settings: GuildSettings | None) -> str | N
     unique = list(dict.fromkeys(rules))
     telling = [r for r in unique if r not in _EVERYWHERE] + [r for r in unique if r in _EVERYWHERE]
     return "Rules: " + " · ".join(telling[:3])
-
-
-def _fits(embed: discord.Embed) -> bool:
-    """Inside every limit already, as nearly every reply is: nothing to rebuild."""
-    fields = embed.fields
-    return (
-        len(embed.title or "") <= TITLE_LIMIT
-        and len(embed.description or "") <= DESCRIPTION_LIMIT
-        and len(embed.footer.text or "") <= FOOTER_LIMIT
-        and len(fields) <= FIELDS_LIMIT
-        and all(
-            f.name
-            and f.value
-            and len(f.name) <= FIELD_NAME_LIMIT
-            and len(f.value) <= FIELD_VALUE_LIMIT
-            for f in fields
-        )
-        and len(embed) <= EMBED_TOTAL_LIMIT
-    )
-
-
-def fit(embed: discord.Embed) -> discord.Embed:
-    """Keep an embed inside Discord's limits: cut fields past 25 and the longest texts last."""
-    if _fits(embed):
-        return embed
-    if embed.title:
-        embed.title = truncate(embed.title, TITLE_LIMIT)
-    if embed.description:
-        embed.description = truncate(embed.description, DESCRIPTION_LIMIT)
-    fields = embed.fields[:FIELDS_LIMIT]
-    embed.clear_fields()
-    for f in fields:
-        embed.add_field(
-            name=truncate(f.name or "\u200b", FIELD_NAME_LIMIT),
-            value=truncate(f.value or "\u200b", FIELD_VALUE_LIMIT),
-            inline=bool(f.inline),
-        )
-    if embed.footer.text:
-        embed.set_footer(text=truncate(embed.footer.text, FOOTER_LIMIT))
-    while len(embed) > EMBED_TOTAL_LIMIT and embed.fields:
-        embed.remove_field(len(embed.fields) - 1)
-    if len(embed) > EMBED_TOTAL_LIMIT and embed.description:
-        room = EMBED_TOTAL_LIMIT - (len(embed) - len(embed.description))
-        embed.description = truncate(embed.description, max(room, 1))
-    return embed
 
 
 def _rounded(p: Fraction, places: int) -> str:

@@ -6,13 +6,11 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-import discord
-
+from bot.render.card import Card
 from bot.render.common import (
     STATE_COLOURS,
     chance,
     count,
-    fit,
     named,
     rule_footer,
     short_percent,
@@ -111,13 +109,13 @@ def odds_reply(odds: Odds, *, private: bool = False) -> Reply:
     lines += ["", f"**The next {roll_name}**", *_rows(next_roll.outcomes(sheet.advantage))]
     if not sheet.advantage and would_apply:
         lines.append(f"With first aid's advantage: {_helped(next_roll, dying)} (F-1).")
-    embed = discord.Embed(
-        title=f"{named(sheet)} · Odds",
-        description="\n".join(lines),
-        colour=STATE_COLOURS[sheet.state],
-    )
-    embed.set_image(url=f"attachment://{ODDS_FILENAME}")
     rules = rule_footer(ROLL_RULES[next_roll.state], settings)
-    embed.set_footer(text=" · ".join(filter(None, [rules, "exact odds, no simulation"])))
+    card = Card(
+        colour=STATE_COLOURS[sheet.state],
+        title=f"{named(sheet)} · Odds",
+        lines=tuple(lines),
+        picture=ODDS_FILENAME,
+        small=" · ".join(filter(None, [rules, "exact odds, no simulation"])),
+    )
     chart = odds_chart_png(chart_bars(spiral), title=f"The next {len(spiral)} rolls")
-    return Reply(embeds=[fit(embed)], files=[(ODDS_FILENAME, chart)], ephemeral=private)
+    return Reply(card, files=[(ODDS_FILENAME, chart)], ephemeral=private)

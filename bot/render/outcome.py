@@ -4,9 +4,8 @@ its own colour and a picture."""
 
 from __future__ import annotations
 
-import discord
-
-from bot.render.buttons import LastGaspButton, OddsButton, RecoveryButton, view_of
+from bot.render.buttons import LastGaspButton, OddsButton, RecoveryButton
+from bot.render.card import Card, with_buttons
 from bot.render.changes import change_texts, changes_line
 from bot.render.common import (
     EMOTION_COLOUR,
@@ -14,7 +13,6 @@ from bot.render.common import (
     LAST_GASP_COLOUR,
     STATE_COLOURS,
     escape,
-    fit,
     named,
     rule_footer,
 )
@@ -197,25 +195,21 @@ def outcome_reply(
     for roll in outcome.rolls:
         lines.append(f"{roll_label(roll)}: {roll_text(roll, faces)}")
     lines += [note.render(escape) for note in outcome.notes]
-    embed = discord.Embed(
-        title=title(outcome), description="\n".join(lines), colour=colour(outcome)
-    )
     small = small_line(outcome)
     rules = rule_footer(outcome.rules, settings)
     if rules:
         small.append(rules)
-    if small:
-        embed.set_footer(text=" · ".join(small))
     files = []
     if is_last_gasp(outcome):
         picture = _last_gasp_picture(outcome)
         if picture is not None:
             files.append(picture)
-            embed.set_image(url=f"attachment://{picture[0]}")
-    items = buttons(outcome, character_id, in_combat=in_combat)
-    return Reply(
-        embeds=[fit(embed)],
-        files=files,
-        view=view_of(*items) if items else None,
-        ephemeral=not outcome.public and not is_last_gasp(outcome),
+    card = Card(
+        colour=colour(outcome),
+        title=title(outcome),
+        lines=tuple(lines),
+        picture=files[0][0] if files else None,
+        small=" · ".join(small) or None,
     )
+    card = with_buttons(card, buttons(outcome, character_id, in_combat=in_combat))
+    return Reply(card, files=files, ephemeral=not outcome.public and not is_last_gasp(outcome))

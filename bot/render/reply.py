@@ -4,21 +4,25 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import discord
+from bot.render.card import Card
+from bot.render.common import FAILURE_COLOUR, INFO_COLOUR
 
 
 @dataclass
 class Reply:
-    """One message: its embeds (and content), files (name and bytes: the pictures), buttons,
-    and whether only its asker sees it."""
+    """One message: its card (bot/render/layout.py builds it), the files the card shows (name
+    and bytes: the pictures, an export), and whether only its asker sees it."""
 
-    embeds: list[discord.Embed] = field(default_factory=list)
-    content: str | None = None
+    card: Card
     files: list[tuple[str, bytes]] = field(default_factory=list)
-    view: discord.ui.View | None = None
     ephemeral: bool = False
 
     @classmethod
     def private(cls, text: str) -> Reply:
-        """A short private message: a refusal, a confirmation only its asker needs."""
-        return cls(content=text, ephemeral=True)
+        """A short private message only its asker needs (a confirmation, a link)."""
+        return cls(Card(colour=INFO_COLOUR, lines=(text,)), ephemeral=True)
+
+    @classmethod
+    def refusal(cls, text: str) -> Reply:
+        """A refusal or a mistake: private, never green (docs/commands.md, "Colours")."""
+        return cls(Card(colour=FAILURE_COLOUR, lines=(text,)), ephemeral=True)

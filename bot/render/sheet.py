@@ -1,19 +1,19 @@
-"""The character sheet in about ten lines: two rows of inline fields, what is due on top."""
+"""The character sheet in about ten lines: what is due on top, then one labelled row per part."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
-import discord
-
+from bot.render.buttons import DeleteButton
+from bot.render.card import Card
 from bot.render.common import (
     INFO_COLOUR,
     STATE_COLOURS,
     count,
     emotion,
     escape,
-    fit,
     named,
     signed,
 )
@@ -34,10 +34,10 @@ def _condition(sheet: Sheet) -> str:
     text = (
         "none"
         if not hurt.action
-        else f"{hurt.action} on Action Rolls\n{hurt.reaction} on Reaction Rolls"
+        else f"{hurt.action} on Action Rolls · {hurt.reaction} on Reaction Rolls"
     )
     if sheet.daily_bonus:
-        text += "\n+3 on Action Rolls today"
+        text += " · +3 on Action Rolls today"
     return text
 
 
@@ -45,16 +45,13 @@ def _stamina(sheet: Sheet) -> str:
     con = f"CON d{sheet.con_die}"
     if sheet.con_wounds:
         con += f" ({count(sheet.con_wounds, 'wound')})"
-    return (
-        f"{sheet.stamina}/{sheet.max_stamina} · {con}\n"
-        f"next reaction costs {sheet.reactions_taken + 1}"
-    )
+    cost = sheet.reactions_taken + 1
+    return f"{sheet.stamina}/{sheet.max_stamina} · {con} · next reaction costs {cost}"
 
 
 def _emotions(sheet: Sheet) -> str:
-    """`Anger 0/4 · Fear 3/4`, written as everywhere else, two to a line."""
-    pairs = [emotion(sheet, e) for e in Emotion]
-    return f"{pairs[0]} · {pairs[1]}\n{pairs[2]} · {pairs[3]}"
+    """`Anger 0/4 · Fear 3/4 · …`, written as everywhere else."""
+    return " · ".join(emotion(sheet, e) for e in Emotion)
 
 
 def _flags(sheet: Sheet) -> str | None:
@@ -68,13 +65,11 @@ def _flags(sheet: Sheet) -> str | None:
     return " · ".join(shown) if shown else None
 
 
-def sheet_embed(
-    sheet: Sheet, *, title: str | None = None, headline: Text | None = None
-) -> discord.Embed:
-    """The sheet; `title` (e.g. "Created") follows the name in the title, `headline` (its
-    values escaped here, one by one: rules.text) comes first."""
+def sheet_card(sheet: Sheet, *, title: str | None = None, headline: Text | None = None) -> Card:
+    """The sheet in about ten lines; `title` (e.g. "Created") follows the name in the title,
+    `headline` (its values escaped here, one by one: rules.text) comes first."""
     lines = [f"**{headline.render(escape)}**"] if headline else []
-    lines.append(f"Owner <@{sheet.owner_id}> · **{sheet.state.value}**")  # an embed never pings
+    lines.append(f"Owner <@{sheet.owner_id}> · **{sheet.state.value}**")  # never pings
     if sheet.state.is_down:
         what = (
             "the Last Gasp"
@@ -84,25 +79,25 @@ def sheet_embed(
         lines.append(f"Due at its next turn: {what} ({DOWN_RULES[sheet.state]}).")
     if sheet.breakdown is not None:
         lines.append(breakdown_line(sheet.breakdown))
-    embed = discord.Embed(
-        title=f"{named(sheet)} · {title}" if title else named(sheet),
-        description="\n".join(lines),
-        colour=STATE_COLOURS[sheet.state],
-    )
-    embed.add_field(name="Vitality", value=f"VIT {sheet.vit}/{sheet.max_vit}\nRES {sheet.res}")
-    embed.add_field(name="Stamina", value=_stamina(sheet))
-    embed.add_field(name="Injury", value=_condition(sheet))
-    embed.add_field(name="Emotions", value=_emotions(sheet))
-    embed.add_field(name="Stress", value=str(sheet.stress))
-    abilities = "\n".join(
+    abilities = " · ".join(
         f"{label} {signed(getattr(sheet, label.lower()))}"
         for label in ("Humility", "Composure", "Insight")
     )
-    embed.add_field(name="Abilities", value=abilities)
-    flags = _flags(sheet)
-    if flags:
-        embed.set_footer(text=flags)
-    return fit(embed)
+    rows = (
+        ("Vitality", f"VIT {sheet.vit}/{sheet.max_vit} · RES {sheet.res}"),
+        ("Stamina", _stamina(sheet)),
+        ("Injury", _condition(sheet)),
+        ("Emotions", _emotions(sheet)),
+        ("Stress", str(sheet.stress)),
+        ("Abilities", abilities),
+    )
+    return Card(
+        colour=STATE_COLOURS[sheet.state],
+        title=f"{named(sheet)} · {title}" if title else named(sheet),
+        lines=tuple(lines),
+        rows=rows,
+        small=_flags(sheet),
+    )
 
 
 def created_reply(sheet: Sheet) -> Reply:
@@ -118,18 +113,18 @@ def imported_reply(sheet: Sheet, left_out: Sequence[str]) -> Reply:
     reply = sheet_reply(sheet, title="Imported", headline=_joins(sheet))
     if left_out:
         fields = ", ".join(LABELS.get(f, f) for f in left_out)
-        embed = reply.embeds[0]
-        embed.description = (
-            f"{embed.description}\nA player's import starts the state fresh, as at creation "
-            f"(P-6): {fields}; the GM's import keeps them."
+        note = (
+            f"A player's import starts the state fresh, as at creation (P-6): {fields}; "
+            "the GM's import keeps them."
         )
+        reply.card = replace(reply.card, lines=(*reply.card.lines, note))
     return reply
 
 
 def sheet_reply(
     sheet: Sheet, *, title: str | None = None, headline: Text | None = None, private: bool = False
 ) -> Reply:
-    return Reply(embeds=[sheet_embed(sheet, title=title, headline=headline)], ephemeral=private)
+    return Reply(sheet_card(sheet, title=title, headline=headline), ephemeral=private)
 
 
 def selected_notice(sheet: Sheet) -> Reply:
@@ -148,30 +143,38 @@ def export_filename(name: str) -> str:
 
 def export_reply(sheet: Sheet, data: bytes) -> Reply:
     """P-6: the sheet as a file, for the one who asked."""
+    name = export_filename(sheet.name)
     text = f"**{escape(sheet.name)}**'s sheet. Bring it back with /character import."
-    return Reply(content=text, files=[(export_filename(sheet.name), data)], ephemeral=True)
+    card = Card(colour=STATE_COLOURS[sheet.state], lines=(text,), file=name)
+    return Reply(card, files=[(name, data)], ephemeral=True)
 
 
 # --- deleting: a private question with two buttons, then the table is told --------------------
 
 
-def delete_question(sheet: Sheet, view: discord.ui.View) -> Reply:
+def delete_question(sheet: Sheet, character_id: int, asker_id: int, until: int) -> Reply:
+    """Delete or Cancel, for the asker only, until `until` (Unix time)."""
     text = f"Delete **{escape(sheet.name)}** for good? Its history stays in the log."
-    return Reply(content=text, view=view, ephemeral=True)
+    buttons = tuple(
+        DeleteButton(action, character_id, asker_id, until) for action in ("confirm", "cancel")
+    )
+    return Reply(Card(colour=INFO_COLOUR, lines=(text,), buttons=buttons), ephemeral=True)
 
 
-def delete_unanswered(sheet: Sheet) -> str:
+def delete_unanswered(sheet: Sheet) -> Reply:
     """What the question becomes when nobody pressed a button in time."""
-    return f"No answer: **{escape(sheet.name)}** was kept."
+    return Reply(
+        Card(colour=INFO_COLOUR, lines=(f"No answer: **{escape(sheet.name)}** was kept.",))
+    )
 
 
 def delete_cancelled() -> Reply:
-    return Reply(content="Nothing was deleted.")
+    return Reply(Card(colour=INFO_COLOUR, lines=("Nothing was deleted.",)))
 
 
 def delete_answered(sheet: Sheet) -> Reply:
     """What the question becomes once the character is deleted."""
-    return Reply(content=f"Deleted **{escape(sheet.name)}**.")
+    return Reply(Card(colour=INFO_COLOUR, lines=(f"Deleted **{escape(sheet.name)}**.",)))
 
 
 def deleted_notice(sheet: Sheet) -> Reply:

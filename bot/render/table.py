@@ -4,19 +4,18 @@ settings."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import discord
 
 from bot.db.records import CharacterRow, Combat, Event
+from bot.render.card import Card, Group
 from bot.render.changes import change_texts, changes_line
 from bot.render.common import (
-    DESCRIPTION_LIMIT,
-    FIELDS_LIMIT,
     INFO_COLOUR,
     STATE_COLOURS,
     count,
     escape,
-    fit,
     named,
     rule_footer,
     stamina,
@@ -29,13 +28,13 @@ from bot.services.table import CombatView, DayResult, Membership, RestResult, Ro
 from rules.models import EmotionCause, GuildSettings, Sheet
 from rules.outcome import Outcome, bookkeeping, diff
 
-# Every user-visible line is capped so that a long list can never break an embed.
+# Every user-visible line is capped so that one entry can never fill a message.
 _LINE = 200
 
 
 def character_line(sheet: Sheet, *, owner: bool = True) -> str:
-    """`🟠 Roryn · Critical · VIT -1/10 · Stamina 5/8 · @owner` (an embed mention never
-    pings); the dead and the retired have no Stamina to spend."""
+    """`🟠 Roryn · Critical · VIT -1/10 · Stamina 5/8 · @owner` (the mention never pings: no
+    message allows one); the dead and the retired have no Stamina to spend."""
     parts = [f"{named(sheet)}", sheet.state.value, vit(sheet)]
     if not sheet.state.is_out:
         parts.append(stamina(sheet))
@@ -46,36 +45,33 @@ def character_line(sheet: Sheet, *, owner: bool = True) -> str:
     return truncate(" · ".join(parts), _LINE)
 
 
-def joined(lines: Sequence[str], limit: int = DESCRIPTION_LIMIT) -> str:
-    """Whole lines, as many as fit, then how many were left out (a long guild's list)."""
-    kept: list[str] = []
-    size = 0
-    for index, line in enumerate(lines):
-        rest = len(lines) - index
-        more = f"… and {rest - 1} more" if rest > 1 else ""
-        if size + len(line) + 1 + len(more) + 1 > limit:
-            kept.append(f"… and {rest} more")
-            break
-        kept.append(line)
-        size += len(line) + 1
-    return "\n".join(kept)
+def list_card(
+    title: str,
+    entries: Sequence[str],
+    empty: str = "",
+    colour: int = INFO_COLOUR,
+    *,
+    intro: Sequence[str] = (),
+) -> Card:
+    """A titled list, one entry a line (cut to fit with "… and N more"); `empty` when there is
+    none; `intro` lines before it."""
+    lines = tuple(intro) if entries or not empty else (*intro, empty)
+    return Card(colour=colour, title=title, lines=lines, groups=(Group(tuple(entries)),))
 
 
-def lines_embed(
-    title: str, lines: Sequence[str], empty: str = "", colour: int = INFO_COLOUR
-) -> discord.Embed:
-    return fit(discord.Embed(title=title, description=joined(lines) or empty, colour=colour))
+def text_card(title: str, lines: Sequence[str], colour: int = INFO_COLOUR) -> Card:
+    return Card(colour=colour, title=title, lines=tuple(lines))
 
 
 def character_list(rows: Sequence[CharacterRow]) -> Reply:
-    embed = lines_embed(
+    card = list_card(
         "Characters",
         [character_line(row.sheet) for row in rows],
         "No characters yet: create one with /character create.",
     )
     if rows:
-        embed.set_footer(text=count(len(rows), "character"))
-    return Reply(embeds=[embed])
+        card = replace(card, small=count(len(rows), "character"))
+    return Reply(card)
 
 
 def sheet_notice(
@@ -83,12 +79,12 @@ def sheet_notice(
 ) -> Reply:
     """A one-line result about one character (selected, deleted, joined a combat, …), in its
     state's colour unless told otherwise."""
-    embed = discord.Embed(
-        title=f"{named(sheet)} · {title}",
-        description=text,
+    card = Card(
         colour=STATE_COLOURS[sheet.state] if colour is None else colour,
+        title=f"{named(sheet)} · {title}",
+        lines=(text,),
     )
-    return Reply(embeds=[fit(embed)], ephemeral=private)
+    return Reply(card, ephemeral=private)
 
 
 def _names(sheets: Sequence[Sheet]) -> str:
@@ -107,12 +103,12 @@ def combat_status(combat: Combat, members: Sequence[CharacterRow]) -> Reply:
         if row.sheet.early_this_round:
             line += " · acts early"
         lines.append(line)
-    embed = lines_embed(
+    card = list_card(
         f"Combat · round {combat.round}",
         lines,
         "No characters in this combat yet: add them with /combat add.",
     )
-    return Reply(embeds=[embed])
+    return Reply(card)
 
 
 def combat_started(combat: Combat) -> Reply:
@@ -120,15 +116,12 @@ def combat_started(combat: Combat) -> Reply:
         f"**Combat starts in this channel, round {combat.round}.**",
         "Add characters with /combat add; the GM starts each next round with /round.",
     ]
-    return Reply(embeds=[lines_embed("Combat", lines)])
+    return Reply(text_card("Combat", lines))
 
 
-def _rules(embed: discord.Embed, settings: GuildSettings, *rules: str) -> discord.Embed:
+def _rules(card: Card, settings: GuildSettings, *rules: str) -> Card:
     """The rule IDs under a table reply, as under a result: unless `rule_ids` is off."""
-    footer = rule_footer(rules, settings)
-    if footer:
-        embed.set_footer(text=footer)
-    return embed
+    return replace(card, small=rule_footer(rules, settings))
 
 
 def combat_ended(view: CombatView) -> Reply:
@@ -137,8 +130,7 @@ def combat_ended(view: CombatView) -> Reply:
         sheets = [row.sheet for row in view.members]
         verb = "leaves" if len(sheets) == 1 else "leave"
         lines.append(f"{_names(sheets)} {verb} the fight; reactions cost 1 Stamina again.")
-    embed = _rules(lines_embed("Combat ended", lines), view.settings, "C-2", "S-5")
-    return Reply(embeds=[embed])
+    return Reply(_rules(text_card("Combat ended", lines), view.settings, "C-2", "S-5"))
 
 
 def combat_joined(membership: Membership, *, joined: bool) -> Reply:
@@ -149,7 +141,7 @@ def combat_joined(membership: Membership, *, joined: bool) -> Reply:
         "Its next reaction costs 1 Stamina."
     )
     reply = sheet_notice("Combat", sheet, text)
-    _rules(reply.embeds[0], membership.settings, "C-2", "S-5")
+    reply.card = _rules(reply.card, membership.settings, "C-2", "S-5")
     return reply
 
 
@@ -165,26 +157,28 @@ def round_started(result: RoundResult) -> Reply:
     due = [s for s in result.members if s.state.is_down]
     if due:
         lines.append("Recovery rolls due: " + ", ".join(named(s) for s in due) + ".")
-    embed = lines_embed(f"Round {combat.round}", lines)
-    return Reply(embeds=[_rules(embed, result.settings, "C-1", "S-4", "R-8")])
+    card = text_card(f"Round {combat.round}", lines)
+    return Reply(_rules(card, result.settings, "C-1", "S-4", "R-8"))
 
 
 def day_started(result: DayResult) -> Reply:
     """C-4: who changed, and how, one line each."""
-    lines = [f"**Day {result.day} begins.** Relief is available again and the +3 daily bonus ends."]
+    intro = f"**Day {result.day} begins.** Relief is available again and the +3 daily bonus ends."
     changed = [o for o in result.outcomes if o.changes]
-    lines += [_outcome_line(o) for o in changed]
-    if not changed:
-        lines.append("Nobody had used relief or had the daily bonus: nothing else changes.")
-    embed = lines_embed(f"Day {result.day}", lines)
-    return Reply(embeds=[_rules(embed, result.settings, "C-4")])
+    card = list_card(
+        f"Day {result.day}",
+        [_outcome_line(o) for o in changed],
+        "Nobody had used relief or had the daily bonus: nothing else changes.",
+        intro=[intro],
+    )
+    return Reply(_rules(card, result.settings, "C-4"))
 
 
 def everyone_rested(kind: str, result: RestResult) -> Reply:
     """S-9 for every living character (`/rest everyone:true`): one line each."""
     lines = [_outcome_line(o) for o in result.outcomes]
-    embed = lines_embed(f"Everyone rests · {kind}", lines, "Nobody changed.")
-    return Reply(embeds=[_rules(embed, result.settings, "S-9")])
+    card = list_card(f"Everyone rests · {kind}", lines, "Nobody changed.")
+    return Reply(_rules(card, result.settings, "S-9"))
 
 
 def _outcome_line(outcome: Outcome) -> str:
@@ -207,6 +201,13 @@ def event_summary(event: Event) -> str:
     return f"/{event.command} {_by(event.user_id)} {stamp}"
 
 
+def undone(reply: Reply, reverted: Event) -> Reply:
+    """U-3: the undo's result says what it reverted: command, who, when."""
+    card = reply.card
+    reply.card = replace(card, lines=(*card.lines, f"Reverted: {event_summary(reverted)}."))
+    return reply
+
+
 # What a command that changed nothing on the sheet did (its row in /history all:true).
 _UNCHANGED = {
     "combat add": "Joins the combat.",
@@ -216,13 +217,15 @@ _UNCHANGED = {
 }
 
 
-def _event_field(event: Event, faces: Faces) -> tuple[str, str]:
+def _event_entry(event: Event, faces: Faces) -> str:
+    """One event of /history: what, who and when on its first line, then what it changed, its
+    dice and every rule it followed."""
     name = f"/{event.command}"
     if event.reverted:
         name += " · undone"
     if not event.is_change:
         name += " · bookkeeping"
-    lines = [f"{_by(event.user_id)} {discord.utils.format_dt(event.created_at, 'R')}"]
+    lines = [f"**{name}** {_by(event.user_id)} {discord.utils.format_dt(event.created_at, 'R')}"]
     told = _told(event.inputs, event.user_id)
     if told:
         lines.append(told)
@@ -237,8 +240,8 @@ def _event_field(event: Event, faces: Faces) -> tuple[str, str]:
     for roll in event.rolls:
         lines.append(f"{roll_label(roll)}: {roll_text(roll, faces)}")
     if event.rules:
-        lines.append("Rules: " + " · ".join(event.rules))  # the full list here
-    return truncate(name, 256), truncate("\n".join(lines), 1024)
+        lines.append("-# Rules: " + " · ".join(event.rules))  # the full list here
+    return truncate("\n".join(lines), 1024)
 
 
 _CAUSES = {c.value for c in EmotionCause}
@@ -265,18 +268,18 @@ def history(
 ) -> Reply:
     """U-2: the latest changes, newest first; with `everything`, bookkeeping too."""
     title = f"{named(sheet)} · History" + (" (deleted)" if deleted else "")
-    embed = discord.Embed(
-        title=title,
-        description=None if events else "No changes recorded yet.",
+    card = Card(
         colour=STATE_COLOURS[sheet.state],
+        title=title,
+        lines=() if events else ("No changes recorded yet.",),
+        groups=(Group(tuple(_event_entry(e, faces) for e in events), gap=True),),
     )
-    for event in events[:FIELDS_LIMIT]:
-        name, value = _event_field(event, faces)
-        embed.add_field(name=name, value=value, inline=False)
     if events:
         more = "" if everything else " all:true adds bookkeeping (rounds, turns, combat)."
-        embed.set_footer(text="Newest first. The GM reverts the latest change with /undo." + more)
-    return Reply(embeds=[fit(embed)], ephemeral=True)
+        card = replace(
+            card, small="Newest first. The GM reverts the latest change with /undo." + more
+        )
+    return Reply(card, ephemeral=True)
 
 
 # --- settings --------------------------------------------------------------------------------
@@ -344,9 +347,8 @@ def settings_reply(settings: GuildSettings) -> Reply:
         f"**{name}**: {value} ({rule})\n-# {meaning[name]}"
         for name, value, rule in _setting_values(settings)
     ]
-    embed = lines_embed("Settings", lines)
-    embed.set_footer(text="The GM changes them with /settings set.")
-    return Reply(embeds=[embed])
+    card = list_card("Settings", lines)
+    return Reply(replace(card, small="The GM changes them with /settings set."))
 
 
 def settings_changed(before: GuildSettings, after: GuildSettings) -> Reply:
@@ -357,4 +359,4 @@ def settings_changed(before: GuildSettings, after: GuildSettings) -> Reply:
         for name, value, rule in _setting_values(after)
         if old[name] != value
     ]
-    return Reply(embeds=[lines_embed("Settings changed", lines, "No setting changed.")])
+    return Reply(list_card("Settings changed", lines, "No setting changed."))

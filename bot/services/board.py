@@ -83,6 +83,17 @@ async def stop_board(db: Database, caller: Caller) -> Board:
     return board
 
 
+async def replace_board(db: Database, board: Board, message_id: int) -> bool:
+    """An older board (not built from layout components) is now `message_id`: only if it is
+    still that board's message (a /board start meanwhile wins)."""
+    async with db.transaction(board.guild_id) as uow:
+        current = await uow.board(board.channel_id)
+        if current is None or current.message_id != board.message_id:
+            return False
+        await uow.set_board(board.channel_id, message_id)
+    return True
+
+
 async def end_board(db: Database, board: Board) -> None:
     """A board whose message or channel is gone ends (only if it is still that message)."""
     async with db.transaction(board.guild_id) as uow:

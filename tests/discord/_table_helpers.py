@@ -3,31 +3,29 @@
 from __future__ import annotations
 
 from bot.offline import Result
+from bot.offline.layout import Seen
 from tests.discord import conftest
 
 REFUSAL_MAX_SENTENCES = 3
 
 
 def refused(result: Result, *words: str) -> str:
-    """A refusal: one private, short message, no embed, naming each of `words`."""
-    reply = result.reply
-    assert reply.ephemeral, f"a refusal must be ephemeral: {result.text()}"
-    assert not reply.embeds, f"a refusal is a short text: {result.text()}"
-    text = reply.content
+    """A refusal: one private, short card in the refusal colour (conftest.assert_refused),
+    naming each of `words`; returns its text."""
+    text = conftest.assert_refused(result, *words)
     assert text.count(". ") + 1 <= REFUSAL_MAX_SENTENCES, f"too long: {text!r}"
     assert "Something went wrong" not in text, f"a bug, not a refusal: {text!r}"
     assert_no_pings(result)
-    for word in words:
-        assert word in text, f"{word!r} not in {text!r}"
     return text
 
 
-def public(result: Result) -> dict:
-    """A public result with one embed and no ping: the embed."""
+def public(result: Result) -> Seen:
+    """A public result, one card allowing no ping: what the channel sees of it."""
     reply = result.reply
     assert not reply.ephemeral, f"a result must be public: {result.text()}"
+    assert reply.layout and reply.components, f"not a card: {result.text()}"
     assert_no_pings(result)
-    return reply.embed
+    return reply.card
 
 
 def assert_no_pings(result: Result) -> None:

@@ -13,11 +13,11 @@ How to use it (fixture `harness`, one fresh bot on a fresh SQLite database per t
         await harness.add_character("Roryn", owner=harness.owner, vit=1)      # straight to the DB
         result = await harness.run(harness.owner, "damage", character="Roryn", amount=3)
         assert not result.ephemeral                     # public result
-        assert "VIT 1 → -2" in result.embed["description"]
+        assert "VIT 1 → -2" in result.card.body
         assert (await harness.sheet("Roryn")).vit == -2
 
         refused = await harness.run(harness.player, "damage", character="Roryn", amount=1)
-        assert refused.ephemeral and "owner" in refused.reply.content
+        assert refused.ephemeral and "owner" in refused.reply.card.body
 
 Who can speak (all `bot.offline.Member`):
     harness.owner     "Alice", a player who owns the characters the test creates by default
@@ -82,8 +82,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import uuid
 from collections.abc import AsyncIterator, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -97,6 +99,8 @@ from bot.db.events import _event
 from bot.db.records import CharacterRow, Event
 from bot.db.tables import events, metadata
 from bot.offline import Member, OfflineDriver, Request, Result
+from bot.offline.layout import IS_COMPONENTS_V2
+from bot.render.common import FAILURE_COLOUR
 from rules.dice import ScriptedRandom
 from rules.models import GuildSettings, Sheet
 from rules.sheet_ops import EDITABLE, create_sheet
@@ -112,31 +116,96 @@ _MESSAGE_PATHS = (
 )
 
 
-def assert_no_pings(request: Request) -> None:
-    """Every message body the bot sends allows no mention at all (docs/commands.md: never
-    pings): interaction answers, followups and edits, and the bot's own channel messages. Other
-    bodies (command sync, application emoji) carry no message."""
+def _message_body(request: Request) -> dict[str, Any] | None:
+    """The message a request sends or edits (None: it carries none): interaction answers,
+    followups and edits, and the bot's own channel messages. Other bodies (command sync,
+    application emoji, a defer) carry no message."""
     body = request.payload
     if not isinstance(body, dict):
-        return
+        return None
     if request.path.endswith("/callback"):
         if body.get("type") not in (4, 7):  # only these two carry a message
-            return
-        body = body.get("data") or {}
-    elif not request.path.startswith(_MESSAGE_PATHS) or request.method not in ("POST", "PATCH"):
-        return
-    if "content" in body or "embeds" in body:
+            return None
+        return body.get("data") or {}
+    if not request.path.startswith(_MESSAGE_PATHS) or request.method not in ("POST", "PATCH"):
+        return None
+    return body
+
+
+def assert_no_pings(request: Request) -> None:
+    """Every message body the bot sends allows no mention at all (docs/commands.md: never
+    pings)."""
+    body = _message_body(request)
+    if body is not None and ("components" in body or "content" in body or "embeds" in body):
         assert body.get("allowed_mentions") == {"parse": []}, f"may ping: {body!r}"
 
 
+def assert_layout(request: Request) -> None:
+    """Every message the bot sends is one card of layout components (docs/commands.md, "How
+    every message is built"): the flag IS_COMPONENTS_V2, one container, no embed, no content."""
+    body = _message_body(request)
+    if body is None:
+        return
+    assert not body.get("embeds"), f"an embed: {body!r}"
+    assert not body.get("content"), f"content beside the card: {body!r}"
+    assert (body.get("flags") or 0) & IS_COMPONENTS_V2, f"not a layout message: {body!r}"
+    components = body.get("components") or []
+    assert [c.get("type") for c in components] == [17], f"not one container: {components!r}"
+
+
 def assert_refused(result: Result, *fragments: str) -> str:
-    """A refusal: one ephemeral text reply, no embed, saying each fragment."""
+    """A refusal: one private card of a sentence or two (never green), saying each fragment;
+    returns its text."""
     reply = result.reply
-    assert reply.ephemeral, f"refusal is public: {reply!r}"
-    assert not reply.embeds
+    assert reply.ephemeral, f"refusal is public: {result.text()}"
+    card = reply.card
+    assert card.title is None and not card.buttons, f"a refusal is a short text: {result.text()}"
+    assert card.colour == FAILURE_COLOUR, f"a refusal in {card.colour!r}: {result.text()}"
     for fragment in fragments:
-        assert fragment in reply.content, f"{fragment!r} not in {reply.content!r}"
-    return reply.content
+        assert fragment in card.body, f"{fragment!r} not in {card.body!r}"
+    return card.body
+
+
+def lines(result: Result) -> list[str]:
+    """The reply's lines as its card shows them, title and small line aside (headline first)."""
+    return result.card.lines
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One event of a /history reply: `name` ("/damage · undone"), then its lines: who and when
+    first, then what it changed, its dice, its rules (small)."""
+
+    name: str
+    lines: list[str]
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+
+def history_entries(result: Result) -> list[Entry]:
+    """A /history reply's events, newest first (bot/render/table.py draws each as a paragraph
+    opening with its command in bold)."""
+    found = []
+    for text in result.card.texts:
+        for paragraph in text.split("\n\n"):
+            head, _, rest = paragraph.partition("\n")
+            match = re.match(r"\*\*(/[^*]+)\*\* (.*)", head)
+            if match is None:
+                continue
+            more = [  # a small line reads as its words ("-# Rules: …" is "Rules: …", small)
+                line.removeprefix("-# ")
+                for line in rest.split("\n")
+                if line and not line.startswith("… and ")
+            ]
+            found.append(Entry(match[1], [match[2], *more]))
+    return found
+
+
+def entries(result: Result) -> list[str]:
+    """The names of a /history reply's entries, newest first."""
+    return [entry.name for entry in history_entries(result)]
 
 
 # --- the harness ---------------------------------------------------------------------------------
@@ -177,6 +246,7 @@ class Harness:
     def _check(self, request: Request) -> None:
         self.validator.check(request)
         assert_no_pings(request)
+        assert_layout(request)
         self._checked.add(id(request))
 
     def check_all_requests(self) -> None:

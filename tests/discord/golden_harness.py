@@ -31,6 +31,7 @@ from typing import Any
 
 from bot.app import create_bot
 from bot.offline import EPHEMERAL, Member, Message, OfflineDriver, Request, Result
+from bot.offline.layout import IS_COMPONENTS_V2
 from rules.dice import ScriptedRandom
 from rules.models import GuildSettings, Sheet
 from rules.sheet_ops import EDITABLE, create_sheet
@@ -76,52 +77,51 @@ def colour(value: int | None) -> str | None:
     return None if value is None else f"#{value:06x}"
 
 
-def embed_record(embed: dict[str, Any]) -> dict[str, Any]:
-    """Every part of an embed the channel shows; the colour as `#rrggbb`. Left out: what
-    shows nothing (`type: rich`, `flags: 0`, no fields)."""
-    record: dict[str, Any] = {}
-    for key, value in embed.items():
-        if (key, value) in (("type", "rich"), ("flags", 0), ("fields", [])):
-            continue
-        if key == "color":
-            record["colour"] = colour(value)
-        elif key == "fields":
-            record["fields"] = [
-                {"name": f["name"], "value": f["value"], "inline": bool(f.get("inline"))}
-                for f in value
-            ]
-        else:
-            record[key] = value
-    return record
+def button_record(item: dict[str, Any]) -> dict[str, Any]:
+    """A button: label, style (by name), custom id (as sent: every part is fixed here, the
+    delete deadline too, from the bot's frozen clock)."""
+    entry: dict[str, Any] = {
+        "label": item.get("label"),
+        "style": STYLES.get(item.get("style", 0), item.get("style")),
+    }
+    for key in ("custom_id", "emoji", "url"):
+        if item.get(key):
+            entry[key] = item[key]
+    if item.get("disabled"):
+        entry["disabled"] = True
+    return entry
 
 
-def custom_id_record(custom_id: str) -> str:
-    """As sent: every part of a custom id is fixed here (the delete deadline too, from the
-    bot's frozen clock)."""
-    return custom_id
-
-
-def components_record(components: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
-    """Rows of buttons: label, style (by name), custom id."""
-    rows = []
-    for row in components:
-        items = []
-        for item in row.get("components", []):
-            entry = {
-                "label": item.get("label"),
-                "style": STYLES.get(item.get("style", 0), item.get("style")),
-            }
-            if "custom_id" in item:
-                entry["custom_id"] = custom_id_record(item["custom_id"])
-            if item.get("emoji"):
-                entry["emoji"] = item["emoji"]
-            if item.get("disabled"):
-                entry["disabled"] = True
-            if item.get("url"):
-                entry["url"] = item["url"]
-            items.append(entry)
-        rows.append(items)
-    return rows
+def component_record(component: dict[str, Any]) -> Any:
+    """One layout component as a reader of the file sees it: a container by its colour
+    (`#rrggbb`), a text by its markdown, a separator, a gallery or file by its attachment, a
+    section's text and accessory, a row's buttons or menu."""
+    kind = component.get("type")
+    children = [component_record(c) for c in component.get("components", [])]
+    if kind == 17:
+        return {"container": colour(component.get("accent_color")), "items": children}
+    if kind == 10:
+        return {"text": component.get("content", "")}
+    if kind == 14:
+        return "separator"
+    if kind == 9:
+        return {"section": children, "accessory": component_record(component["accessory"])}
+    if kind == 12:
+        return {"gallery": [i["media"]["url"] for i in component.get("items", [])]}
+    if kind == 13:
+        return {"file": component.get("file", {}).get("url")}
+    if kind == 1:
+        return {"row": children}
+    if kind == 2:
+        return button_record(component)
+    if kind == 3:
+        return {
+            "select": component.get("custom_id"),
+            "placeholder": component.get("placeholder"),
+            "options": [o.get("label") for o in component.get("options", [])],
+            "max_values": component.get("max_values", 1),
+        }
+    return component
 
 
 def attachment_record(name: str, data: bytes) -> dict[str, Any]:
@@ -135,15 +135,15 @@ def message_record(message: Message) -> dict[str, Any]:
         "kind": KINDS.get(message.kind, message.kind),
         "visibility": "ephemeral" if message.ephemeral else "public",
     }
-    other_flags = message.flags & ~EPHEMERAL
+    other_flags = message.flags & ~EPHEMERAL & ~IS_COMPONENTS_V2  # every message is a layout
     if other_flags:
         record["flags"] = other_flags
     if message.content:
         record["content"] = message.content
     if message.embeds:
-        record["embeds"] = [embed_record(e) for e in message.embeds]
+        record["embeds"] = message.embeds
     if message.components:
-        record["components"] = components_record(message.components)
+        record["card"] = [component_record(c) for c in message.components]
     if message.files:
         record["attachments"] = [attachment_record(name, data) for name, data in message.files]
     return record
@@ -165,22 +165,14 @@ def command_text(command: str, options: dict[str, Any]) -> str:
 
 
 def button_label(message: Message, custom_id: str) -> str | None:
-    for row in message.components:
-        for item in row.get("components", []):
-            if item.get("custom_id") == custom_id:
-                return item.get("label")
-    return None
+    return next((b.label for b in message.card.buttons if b.custom_id == custom_id), None)
 
 
 def button_id(message: Message, label: str) -> str:
     """The custom id of the button labelled `label` (fails saying which buttons there are)."""
-    found = {
-        item.get("label"): item.get("custom_id")
-        for row in message.components
-        for item in row.get("components", [])
-    }
+    found = {b.label: b.custom_id for b in message.card.buttons}
     assert label in found, f"no button {label!r} on the message; it has {sorted(found)}"
-    return str(found[label])
+    return found[label]
 
 
 # --- the table -----------------------------------------------------------------------------
@@ -224,7 +216,7 @@ class Table:
         result = await self.driver.click(member, message, custom_id)
         self._validate(result.requests)
         if record:
-            step = {"by": member.name, "click": label, "custom_id": custom_id_record(custom_id)}
+            step = {"by": member.name, "click": label, "custom_id": custom_id}
             self._record(step, result)
         return result
 

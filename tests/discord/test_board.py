@@ -115,14 +115,14 @@ async def quiet(harness: Harness, seconds: float = 4 * INTERVAL) -> None:
 
 
 def board_text(message: Message) -> str:
-    embed = message.embed
-    return f"{embed['title']}\n{embed.get('description', '')}"
+    """The board's title and lines, as the channel shows them (its small line aside)."""
+    card = message.card
+    return f"{card.title}\n{card.body}"
 
 
 def buttons(message: Message) -> dict[str, str]:
-    return {
-        b["label"]: b["custom_id"] for row in message.components for b in row.get("components", [])
-    }
+    """label -> custom id of the board's buttons, in order, wherever they sit."""
+    return {b.label: b.custom_id for b in message.card.buttons}
 
 
 async def start_board(harness: Harness, member: Any = None) -> Message:
@@ -132,7 +132,7 @@ async def start_board(harness: Harness, member: Any = None) -> Message:
     [post] = board_requests(started.requests, "POST")
     board = await stored_board(harness, member.guild)
     message = harness.driver.channel_messages[board.message_id]
-    assert message.embeds == post.payload["embeds"]
+    assert message.layout and message.components == post.payload["components"]
     return message
 
 
@@ -155,14 +155,20 @@ async def test_board_start_posts_one_channel_message_and_answers_the_gm_privatel
     assert callback.payload["type"] == 4 and callback.payload["data"]["flags"] & EPHEMERAL
     # The board is no interaction reply: nothing else was sent for this interaction.
     assert len(started.requests) == 2
-    assert started.reply.ephemeral and not started.reply.embeds
-    assert "status board is posted" in started.reply.content
+    assert started.reply.ephemeral
+    assert started.card.title is None and started.card.buttons == ()  # a line, not the board
+    assert "status board is posted" in started.reply.card.body
     [message] = harness.driver.channel_messages.values()
     assert message.kind == "channel" and not message.ephemeral
     assert message.channel_id == harness.guild.channel_id
-    assert message.embed["title"] == "Status board"
-    assert "🟢 Roryn · Up · VIT 7/10 · Stamina 8/8" in message.embed["description"]
+    assert message.card.title == "Status board"
+    assert "🟢 Roryn · Up · VIT 7/10 · Stamina 8/8" in message.card.body
+    assert message.card.small.startswith("Kept current by the bot · updated <t:")
     assert list(buttons(message)) == ["My sheet"]
+    # one button: the title's own (a section's accessory), not a row of one
+    [container] = message.components
+    assert container["components"][0]["type"] == 9  # a section
+    assert container["components"][0]["accessory"]["label"] == "My sheet"
     board = await stored_board(harness)
     assert (board.guild_id, board.channel_id, board.message_id) == (
         harness.guild.id,
@@ -203,8 +209,8 @@ async def test_in_combat_the_board_lists_the_combat_dying_first(harness):
     await harness.add_character("Outside", vit=4)  # not in the combat
     await harness.start_combat(["Amos", "Bea", "Cid", "Dora", "Eli"])
     message = await start_board(harness)
-    assert message.embed["title"] == "Status board · combat"
-    lines = message.embed["description"].splitlines()
+    assert message.card.title == "Status board · combat"
+    lines = message.card.body.splitlines()
     assert lines[0] == "**Round 1** · acting early: Eli"
     assert lines[1].startswith("🔴 Cid · Dying · VIT -1/10") and lines[1].endswith(
         "**Last Gasp now**"
@@ -214,7 +220,9 @@ async def test_in_combat_the_board_lists_the_combat_dying_first(harness):
     )
     assert [line.split(" · ")[0] for line in lines[3:]] == ["🟠 Dora", "🟢 Amos", "🟢 Eli"]
     assert "rolls now" not in lines[3]  # Dora made this round's roll (R-8)
-    assert "Outside" not in message.embed["description"]
+    assert "Outside" not in message.card.body
+    # the down and the up in two groups, a separator between them (bot/render/board.py)
+    assert [text.count("\n") + 1 for text in message.card.texts[1:-1]] == [3, 2]
     assert list(buttons(message)) == ["Next round", "My sheet"]
     assert buttons(message)["Next round"] == f"lg:board:round:{harness.guild.channel_id}"
 
@@ -227,11 +235,15 @@ async def test_each_line_names_the_state_and_the_dead_have_no_stamina(harness):
     await harness.add_character("Old", vit=4, stress=4, retired=True)
     await harness.start_combat(["Roryn", "Gone", "Old"])
     message = await start_board(harness)
-    assert message.embed["description"].splitlines()[1:] == [
+    assert message.card.body.splitlines()[1:] == [
+        "🟢 Roryn · Up · VIT 7/10 · Stamina 8/8",
+        # the dead and the retired last, in a group of their own
         "💀 Gone · Dead · VIT -5/10",
         "🕊️ Old · Retired · VIT 4/10 · Stress 4",
-        "🟢 Roryn · Up · VIT 7/10 · Stamina 8/8",
     ]
+    assert message.card.texts[-2] == (
+        "💀 Gone · Dead · VIT -5/10\n🕊️ Old · Retired · VIT 4/10 · Stress 4"
+    )
 
 
 async def test_without_combat_the_board_lists_the_living_at_most_25(harness):
@@ -241,7 +253,7 @@ async def test_without_combat_the_board_lists_the_living_at_most_25(harness):
     await harness.add_character("Gone", vit=-5, res=1, dead=True)
     await harness.add_character("Stranger", owner=harness.outsider, vit=5)
     message = await start_board(harness)
-    lines = message.embed["description"].splitlines()
+    lines = message.card.body.splitlines()
     # R-8: outside combat no roll may be made now; the GM calls for it
     assert lines[0].startswith("🟡 Fallen") and lines[0].endswith("the GM calls for it")
     assert len([line for line in lines if "VIT" in line]) == 25
@@ -252,7 +264,7 @@ async def test_without_combat_the_board_lists_the_living_at_most_25(harness):
 
 async def test_the_board_of_an_empty_guild_says_so(harness):
     message = await start_board(harness)
-    assert message.embed["description"] == "No living characters yet."
+    assert message.card.body == "No living characters yet."
 
 
 # --- kept current --------------------------------------------------------------------------------
@@ -352,16 +364,17 @@ async def test_the_next_round_button_is_the_gms(harness):
 
     pressed = await harness.click(harness.gm, message, button)
     assert len(callbacks(pressed)) == 1 and not pressed.ephemeral
-    assert pressed.embed["title"] == "Round 2"
-    assert "Acted early in round 1: Bea." in pressed.embed["description"]
+    assert pressed.card.title == "Round 2"
+    assert "Acted early in round 1: Bea." in pressed.card.body
     assert (await harness.sheet("Bea")).early_this_round is False  # the round's flags cleared
     await eventually(lambda: "**Round 2**" in board_text(message), "the board shows round 2")
     # /round posts exactly the same kind of message, one round later.
     typed = await harness.run(harness.gm, "round")
-    expected = pressed.embed["description"].replace("Round 2", "Round 3")
+    expected = pressed.card.body.replace("Round 2", "Round 3")
     expected = expected.replace("Acted early in round 1: Bea.", "Acted early in round 2: nobody.")
-    assert typed.embed["description"] == expected
-    assert typed.embed["footer"] == pressed.embed["footer"]
+    assert typed.card.body == expected
+    assert typed.card.small == pressed.card.small
+    assert typed.card.colour == pressed.card.colour
     assert typed.reply.ephemeral is pressed.reply.ephemeral is False
 
 
@@ -377,11 +390,11 @@ async def test_my_sheet_shows_the_pressers_own_sheet_privately(harness):
         [callback] = callbacks(shown)
         assert callback.payload["data"]["flags"] & EPHEMERAL
         assert shown.reply.ephemeral
-        assert name in shown.embed["title"]
-        assert f"VIT {vit}/10" in str(shown.embed)
+        assert name in shown.card.title
+        assert f"VIT {vit}/10" in shown.card.body
     nobody = await harness.click(harness.gm, message, button)
     assert_refused(nobody, "no active character", "/character select", "then press again")
-    assert "name the character" not in nobody.reply.content  # a button has no option for it
+    assert "name the character" not in nobody.reply.card.body  # a button has no option for it
 
 
 # --- lifecycle -----------------------------------------------------------------------------------
@@ -391,17 +404,17 @@ async def test_board_stop_says_so_on_the_message_and_ends_editing(harness):
     await harness.add_character("Roryn", vit=7)
     message = await start_board(harness)
     stopped = await harness.run(harness.gm, "board stop")
-    assert stopped.reply.ephemeral and "stopped" in stopped.reply.content
+    assert stopped.reply.ephemeral and "stopped" in stopped.reply.card.body
     [edit] = board_requests(stopped.requests, "PATCH")
     assert edit.url.endswith(f"/messages/{message.id}")
-    assert "stopped" in message.embed["description"]
-    assert message.components == []
+    assert "stopped" in message.card.body
+    assert message.layout and message.card.buttons == ()
     assert await stored_board(harness) is None
     edits = Edits(harness)
     await harness.run(harness.owner, "damage", character="Roryn", amount=1)
     await quiet(harness)
     assert edits.seen == []
-    assert "stopped" in message.embed["description"]
+    assert "stopped" in message.card.body
     again = await harness.run(harness.gm, "board stop")
     assert_refused(again, "no status board in this channel")
 
@@ -410,11 +423,11 @@ async def test_a_second_start_posts_anew_and_the_old_message_says_it_moved(harne
     await harness.add_character("Roryn", vit=7)
     old = await start_board(harness)
     moved = await harness.run(harness.gm, "board start")
-    assert "moved to the bottom" in moved.reply.content
+    assert "moved to the bottom" in moved.reply.card.body
     [_post] = board_requests(moved.requests, "POST")
     [edit] = board_requests(moved.requests, "PATCH")
     assert edit.url.endswith(f"/messages/{old.id}")
-    assert "moved" in old.embed["description"] and old.components == []
+    assert "moved" in old.card.body and old.card.buttons == ()
     new = next(m for m in harness.driver.channel_messages.values() if m.id != old.id)
     assert (await stored_board(harness)).message_id == new.id
     edits = Edits(harness)
@@ -422,7 +435,7 @@ async def test_a_second_start_posts_anew_and_the_old_message_says_it_moved(harne
     await eventually(lambda: "VIT 5/10" in board_text(new), "the new board shows VIT 5")
     await quiet(harness)
     assert edits.of(old.id) == []
-    assert "moved" in old.embed["description"]
+    assert "moved" in old.card.body
 
 
 async def test_a_board_survives_a_restart(tmp_path, spec_validator):

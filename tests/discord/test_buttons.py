@@ -26,6 +26,7 @@ from PIL import Image
 import rules.vitality
 from bot.app import create_bot
 from bot.offline import EPHEMERAL, Message, OfflineDriver, Result, snowflake
+from bot.offline.layout import Seen
 from bot.render.common import FILE_LIMIT, LAST_GASP_COLOUR, STATE_COLOURS
 from rules.dice import ScriptedRandom
 from rules.models import State
@@ -52,21 +53,21 @@ def answered_once(result: Result) -> Any:
 
 
 def buttons(message: Message) -> dict[str, str]:
-    """label -> custom id of every button on a message (style checked against its label)."""
+    """label -> custom id of every button on a message, wherever it sits (a section's
+    accessory or an action row; style checked against its label)."""
     found: dict[str, str] = {}
-    for row in message.components:
-        for button in row.get("components", []):
-            label = button["label"]
-            assert label not in found, f"two buttons labelled {label!r}"
-            if label in LABEL_STYLE:
-                assert button["style"] == LABEL_STYLE[label], button
-            found[label] = button["custom_id"]
+    for button in message.card.buttons:
+        assert button.label not in found, f"two buttons labelled {button.label!r}"
+        if button.label in LABEL_STYLE:
+            assert button.style == LABEL_STYLE[button.label], button
+        found[button.label] = button.custom_id
     return found
 
 
 def old_message(custom_id: str, *, label: str = "Recovery roll", flags: int = 0) -> Message:
-    """A message of the bot's carrying one button, as an older version (or another process)
-    may have left it in the channel: Discord sends a click only for a button that is there."""
+    """A message of the bot's carrying one button in an action row, as an older version (one
+    that sent embeds) or another process may have left it in the channel: Discord sends a
+    click only for a button that is there."""
     return Message(
         id=snowflake(),
         kind="reply",
@@ -87,16 +88,16 @@ async def fall_to(harness: Harness, state: str, *, combat: bool = True, res: int
     if combat:
         await harness.start_combat(["Roryn"])
     fall = await harness.run(harness.owner, "damage", character="Roryn", amount=amount)
-    assert f"→ {state}" in fall.embed["description"], fall.text()
+    assert f"→ {state}" in fall.card.body, fall.text()
     return fall
 
 
-def public_roll(result: Result) -> dict:
+def public_roll(result: Result) -> Seen:
     callback = answered_once(result)
     assert callback.payload["type"] == 4
     assert not result.reply.ephemeral
     assert not (callback.payload["data"].get("flags") or 0) & EPHEMERAL
-    return result.embed
+    return result.card
 
 
 # --- the buttons on results ----------------------------------------------------------------------
@@ -129,13 +130,13 @@ async def test_results_of_a_down_character_carry_odds_only_a_fall_carries_the_ro
     await harness.start_combat(["Roryn"])
     harness.script("M H")
     roll = await harness.run(harness.owner, "recover", character="Roryn")
-    assert "No Crit" in roll.embed["description"]
+    assert "No Crit" in roll.card.body
     row_id = (await harness.row("Roryn")).id
     assert buttons(roll.reply) == {"Odds": f"lg:odds:{row_id}"}
     # A character that is Up, after a result that leaves it Up, gets no button at all.
     await harness.add_character("Bea", vit=8)
     hit = await harness.run(harness.owner, "damage", character="Bea", amount=2)
-    assert hit.reply.components == []
+    assert hit.card.buttons == ()
 
 
 # --- Recovery roll: who may press it, and what it posts ------------------------------------------
@@ -148,8 +149,8 @@ async def test_the_recovery_button_posts_the_roll_exactly_as_recover_does(harnes
     member = getattr(harness, presser)
     harness.script("C")
     clicked = await harness.click(member, fall.reply, buttons(fall.reply)["Recovery roll"])
-    embed = public_roll(clicked)
-    assert "Stabilised! One Crit: Roryn is Unconscious at VIT 0." in embed["description"]
+    card = public_roll(clicked)
+    assert "Stabilised! One Crit: Roryn is Unconscious at VIT 0." in card.body
     assert (await harness.sheet("Roryn")).vit == 0
     [event, *_] = await harness.history("Roryn")
     assert (event.command, event.user_id) == ("recover", member.user_id)
@@ -159,8 +160,8 @@ async def test_the_recovery_button_posts_the_roll_exactly_as_recover_does(harnes
     harness.script("C")
     typed = await harness.run(member, "recover", character="Roryn")
     public_roll(typed)
-    assert clicked.reply.embeds == typed.reply.embeds
-    assert clicked.reply.components == typed.reply.components
+    assert clicked.card == typed.card
+    assert clicked.reply.components == typed.reply.components  # the whole tree, buttons too
     assert clicked.reply.files == typed.reply.files
     assert clicked.reply.ephemeral is typed.reply.ephemeral is False
 
@@ -181,7 +182,7 @@ async def test_R_8_holds_through_the_button_in_combat(harness):
     button = buttons(fall.reply)["Recovery roll"]
     harness.script("M H")
     first = await harness.click(harness.owner, fall.reply, button)
-    assert "No Crit" in public_roll(first)["description"]
+    assert "No Crit" in public_roll(first).body
     # VIT and RES are as announced, so the button is current, but the round's roll is made.
     before = await harness.snapshot()
     harness.script("C C")
@@ -195,7 +196,7 @@ async def test_R_8_holds_through_the_button_in_combat(harness):
     assert_refused(gm_again, "already made its recovery roll this round")
     await harness.run(harness.gm, "round")
     rolled = await harness.click(harness.owner, fall.reply, button)
-    assert "Roryn" in public_roll(rolled)["description"]
+    assert "Roryn" in public_roll(rolled).body
     assert (await harness.sheet("Roryn")).vit == 2  # two Crits wake it at VIT 2 (R-2)
 
 
@@ -209,7 +210,7 @@ async def test_R_8_outside_combat_only_the_gm_calls_the_roll(harness):
     assert_refused(owner, "Outside combat only the GM calls for a recovery roll (R-8)")
     assert await harness.snapshot() == before
     gm = await harness.click(harness.gm, fall.reply, button)
-    assert "Stabilised!" in public_roll(gm)["description"]
+    assert "Stabilised!" in public_roll(gm).body
 
 
 @pytest.mark.parametrize(
@@ -248,7 +249,7 @@ async def test_buttons_keep_working_after_a_restart(tmp_path):
         await first.invoke(gm, "combat start")
         await first.invoke(gm, "combat add", character="Roryn")
         fall = await first.invoke(owner, "damage", character="Roryn", amount=11)
-        assert "→ Critical" in fall.embed["description"], fall.text()
+        assert "→ Critical" in fall.card.body, fall.text()
         asked = await first.invoke(owner, "character delete", character="Roryn")
     finally:
         await first.close()
@@ -260,13 +261,10 @@ async def test_buttons_keep_working_after_a_restart(tmp_path):
         second.add_guild(guild.id, name="The Table", channel_id=guild.channel_id)
         recovery = buttons(fall.reply)["Recovery roll"]
         rolled = await second.click(owner, fall.reply, recovery)
-        assert (
-            "Stabilised! One Crit: Roryn is Unconscious at VIT 0."
-            in public_roll(rolled)["description"]
-        )
+        assert "Stabilised! One Crit: Roryn is Unconscious at VIT 0." in public_roll(rolled).body
         odds = await second.click(owner, fall.reply, buttons(fall.reply)["Odds"])
         answered_once(odds)
-        assert odds.reply.ephemeral and "Unconscious at VIT 0/10" in odds.embed["description"]
+        assert odds.reply.ephemeral and "Unconscious at VIT 0/10" in odds.card.body
         # The same recovery button is now stale (VIT moved), after the restart as before.
         stale = await second.click(owner, fall.reply, recovery)
         assert_refused(stale, "out of date")
@@ -274,7 +272,7 @@ async def test_buttons_keep_working_after_a_restart(tmp_path):
         confirm = next(i for i in asked.reply.custom_ids() if ":confirm:" in i)
         done = await second.click(owner, asked.reply, confirm)
         answered_once(done)
-        assert "Deleted **Roryn**" in done.reply.content
+        assert "Deleted **Roryn**" in done.reply.card.body
         async with second.bot.db.transaction(guild.id, read_only=True) as uow:
             assert await uow.character("Roryn", lock=False) is None
     finally:
@@ -295,9 +293,9 @@ async def test_odds_are_private_and_current(harness):
         callback = answered_once(odds)
         assert callback.payload["data"]["flags"] & EPHEMERAL
         assert odds.reply.ephemeral
-        description = odds.embed["description"]
+        description = odds.card.body
         assert "Critical at VIT -1/10" in description and "1 die" in description, description
-        assert "Roryn" in odds.embed["title"]
+        assert "Roryn" in odds.card.title
     assert await harness.snapshot() == before
 
 
@@ -319,10 +317,25 @@ async def test_delete_confirmed_by_its_asker(harness):
     done = await harness.click(harness.owner, asked.reply, confirm)
     callback = answered_once(done)
     assert callback.payload["type"] == 7  # the question is replaced by its answer
-    assert done.reply.content == "Deleted **Bea**."
-    assert done.reply.components == []
+    assert done.reply.card.body == "Deleted **Bea**."
+    assert done.reply.card.buttons == ()
     async with harness.db.transaction(harness.guild.id, read_only=True) as uow:
         assert await uow.character("Bea", lock=False) is None
+
+
+async def test_a_question_asked_before_layouts_is_answered_as_a_layout(harness):
+    """A delete question the bot sent before it built its messages from layout components (text
+    and a row of buttons), answered after the upgrade: the answer replaces it as a layout card,
+    clearing its text, which Discord requires of an edit that makes a message a layout."""
+    _, _, cancel = await ask_delete(harness)
+    old = old_message(cancel, label="Cancel", flags=EPHEMERAL)
+    old.content = "Delete **Bea** for good? Its history stays in the log."
+    kept = await harness.click(harness.owner, old, cancel)
+    callback = answered_once(kept)
+    assert callback.payload["type"] == 7
+    assert callback.payload["data"]["content"] is None and callback.payload["data"]["embeds"] == []
+    assert kept.reply.layout and kept.reply.content == ""
+    assert kept.card.body == "Nothing was deleted."
 
 
 async def test_delete_cancelled_by_its_asker(harness):
@@ -330,7 +343,7 @@ async def test_delete_cancelled_by_its_asker(harness):
     before = await harness.snapshot()
     kept = await harness.click(harness.owner, asked.reply, cancel)
     assert answered_once(kept).payload["type"] == 7
-    assert kept.reply.content == "Nothing was deleted."
+    assert kept.reply.card.body == "Nothing was deleted."
     assert await harness.snapshot() == before
 
 
@@ -345,7 +358,7 @@ async def test_delete_answered_by_someone_else_is_refused(harness, action):
     assert await harness.snapshot() == before
     # The question stays open for its asker.
     done = await harness.click(harness.owner, asked.reply, confirm)
-    assert done.reply.content == "Deleted **Bea**."
+    assert done.reply.card.body == "Deleted **Bea**."
 
 
 async def test_delete_answered_after_its_until_has_expired(harness):
@@ -445,7 +458,7 @@ async def test_a_click_from_another_shards_guild_is_not_answered_here(tmp_path):
         assert ignored.requests == []
         assert bot.rng.remaining == 1
         rolled = await driver.click(owner, fall.reply, buttons(fall.reply)["Recovery roll"])
-        assert "Stabilised!" in public_roll(rolled)["description"]
+        assert "Stabilised!" in public_roll(rolled).body
     finally:
         await driver.close()
 
@@ -453,13 +466,13 @@ async def test_a_click_from_another_shards_guild_is_not_answered_here(tmp_path):
 # --- the Last Gasp -------------------------------------------------------------------------------
 
 
-def assert_last_gasp(result: Result, name: str) -> dict:
+def assert_last_gasp(result: Result, name: str) -> Seen:
     """Public, the picture attached and shown, the name in the headline (its colour: below)."""
-    embed = public_roll(result)
-    assert embed["title"].endswith(f"{name} · The Last Gasp")
-    headline = embed["description"].splitlines()[0]
+    card = public_roll(result)
+    assert card.title.endswith(f"{name} · The Last Gasp")
+    headline = card.lines[0]
     assert headline.startswith("**") and name in headline
-    assert embed["image"] == {"url": f"attachment://{LAST_GASP_FILE}"}
+    assert card.pictures == (LAST_GASP_FILE,)  # shown in the card (a media gallery)
     [(filename, data)] = result.reply.files
     assert filename == LAST_GASP_FILE
     assert data.startswith(PNG_MAGIC) and 0 < len(data) < FILE_LIMIT == 8 * 1024 * 1024
@@ -468,7 +481,7 @@ def assert_last_gasp(result: Result, name: str) -> dict:
     [callback] = callbacks(result)
     attached = callback.payload["data"].get("attachments") or []
     assert [a["filename"] for a in attached] == [LAST_GASP_FILE]
-    return embed
+    return card
 
 
 @pytest.mark.parametrize(
@@ -482,8 +495,8 @@ async def test_the_last_gasp_button_is_an_event(harness, faces, headline, state)
     fall = await fall_to(harness, "Dying", res=1)
     harness.script(faces)
     gasp = await harness.click(harness.owner, fall.reply, buttons(fall.reply)["Roll the Last Gasp"])
-    embed = assert_last_gasp(gasp, "Roryn")
-    assert headline in embed["description"]
+    card = assert_last_gasp(gasp, "Roryn")
+    assert headline in card.body
     assert (await harness.sheet("Roryn")).state is state
 
 
@@ -491,7 +504,7 @@ async def test_a_last_gasp_that_spares_is_in_its_own_colour(harness):
     fall = await fall_to(harness, "Dying", res=1)
     harness.script("C")
     gasp = await harness.click(harness.owner, fall.reply, buttons(fall.reply)["Roll the Last Gasp"])
-    assert assert_last_gasp(gasp, "Roryn")["color"] == LAST_GASP_COLOUR
+    assert assert_last_gasp(gasp, "Roryn").colour == LAST_GASP_COLOUR
     assert LAST_GASP_COLOUR not in STATE_COLOURS.values()
 
 
@@ -499,7 +512,7 @@ async def test_a_last_gasp_that_kills_is_in_its_own_colour_too(harness):
     fall = await fall_to(harness, "Dying", res=1)
     harness.script("M")
     gasp = await harness.click(harness.owner, fall.reply, buttons(fall.reply)["Roll the Last Gasp"])
-    assert assert_last_gasp(gasp, "Roryn")["color"] == LAST_GASP_COLOUR
+    assert assert_last_gasp(gasp, "Roryn").colour == LAST_GASP_COLOUR
 
 
 async def test_the_last_gasp_is_public_even_from_a_private_message(harness):
@@ -543,13 +556,13 @@ async def test_a_cancel_after_the_delete_says_it_was_deleted_and_keeps_the_answe
     asked, confirm, cancel = await ask_delete(harness)
     shown = copy.deepcopy(asked.reply)  # the client has not redrawn the question yet
     done = await harness.click(harness.owner, shown, confirm)
-    assert done.reply.content == "Deleted **Bea**."
+    assert done.reply.card.body == "Deleted **Bea**."
     before = await harness.snapshot()
     late = await harness.click(harness.owner, shown, cancel)
     callback = answered_once(late)
     assert callback.payload["type"] == 4  # a private answer of its own, not an edit
     assert assert_refused(late) == "That character was already deleted. Nothing was changed."
-    assert (await question_now(harness, asked)).content == "Deleted **Bea**."
+    assert (await question_now(harness, asked)).card.body == "Deleted **Bea**."
     assert await harness.snapshot() == before
 
 
@@ -560,17 +573,17 @@ async def test_a_delete_after_the_cancel_deletes_nothing_and_says_so(harness):
     shown = copy.deepcopy(asked.reply)
     before = await harness.snapshot()
     kept = await harness.click(harness.owner, shown, cancel)
-    assert kept.reply.content == "Nothing was deleted."
+    assert kept.reply.card.body == "Nothing was deleted."
     late = await harness.click(harness.owner, shown, confirm)
     assert answered_once(late).payload["type"] == 4
     text = assert_refused(late, "answered Cancel", "nothing was deleted", "/character delete")
     assert "Deleted" not in text
-    assert (await question_now(harness, asked)).content == "Nothing was deleted."
+    assert (await question_now(harness, asked)).card.body == "Nothing was deleted."
     assert await harness.snapshot() == before  # Bea is still there, nothing logged
     # A second Cancel changes nothing either, and says so.
     again = await harness.click(harness.owner, shown, cancel)
     assert_refused(again, "nothing was deleted")
-    assert (await question_now(harness, asked)).content == "Nothing was deleted."
+    assert (await question_now(harness, asked)).card.body == "Nothing was deleted."
 
 
 async def test_a_double_click_handled_at_once_deletes_and_answers_once(harness):
@@ -580,9 +593,9 @@ async def test_a_double_click_handled_at_once_deletes_and_answers_once(harness):
     first, second = await asyncio.gather(
         harness.click(harness.owner, shown, confirm), harness.click(harness.owner, shown, cancel)
     )
-    assert first.reply.content == "Deleted **Bea**."
+    assert first.reply.card.body == "Deleted **Bea**."
     assert assert_refused(second) == "That character was already deleted. Nothing was changed."
-    assert (await question_now(harness, asked)).content == "Deleted **Bea**."
+    assert (await question_now(harness, asked)).card.body == "Deleted **Bea**."
 
 
 async def test_the_timeout_never_rewrites_an_answered_question(harness):
@@ -595,4 +608,4 @@ async def test_the_timeout_never_rewrites_an_answered_question(harness):
     asked, confirm, _ = await ask_delete(harness)
     await harness.click(harness.owner, asked.reply, confirm)
     await asyncio.sleep(1.3)
-    assert (await question_now(harness, asked)).content == "Deleted **Bea**."
+    assert (await question_now(harness, asked)).card.body == "Deleted **Bea**."

@@ -453,7 +453,7 @@ async def test_the_api_an_outside_tool_relies_on(tmp_path, monkeypatch):
         assert await console.handle("/damage character:Roryn amount:10")
         assert console.last is console.results[-1]
         assert await console.handle(":click odds")
-        assert console.results[-1].reply.embeds[0]["title"].endswith("Roryn · Odds")
+        assert console.results[-1].reply.card.title.endswith("Roryn · Odds")
         assert await console.handle("# a comment")
         assert console.names[console.speaker.user_id] == "Alice"
         assert console.guild.roles == {"GM": console.guild.roles["GM"]}
@@ -684,7 +684,7 @@ async def test_dice_emoji_read_as_their_text_faces(tmp_path, monkeypatch):
         await session("/damage character:Roryn amount:10")  # VIT 0, RES 3: three dice
         printed = await session('/recover character:Roryn faces:"C H M"')
         assert session.console.last is not None
-        sent = json.dumps(session.console.last.reply.embeds)
+        sent = session.console.last.reply.card.markdown
         assert "<:lg_crit:13>" in sent  # the bot used the application's emoji
         assert "💥 ⚪ ⬜" in printed and "<:" not in printed
     finally:

@@ -9,7 +9,7 @@ import pytest
 from bot.render.common import EMOTION_COLOUR, STATE_COLOURS
 from rules.emotion_texts import ADDRESS_ACTIONS, BREAKDOWN_EFFECTS
 from rules.models import Emotion, State
-from tests.discord.conftest import assert_refused
+from tests.discord.conftest import assert_refused, lines
 
 GREY = STATE_COLOURS[State.RETIRED]
 
@@ -19,10 +19,6 @@ async def unchanged(harness, name, before):
     assert await harness.history(name, bookkeeping=True) == []
 
 
-def lines(result) -> list[str]:
-    return result.embed["description"].splitlines()
-
-
 # /emotion (E-1, E-2, E-7, E-10)
 
 
@@ -30,13 +26,13 @@ async def test_raise_one_stage_by_default_E_1(harness):
     await harness.add_character("Roryn")
     result = await harness.run(harness.owner, "emotion", character="Roryn", emotion="anger")
     assert not result.ephemeral
-    assert result.embed["title"] == "🟢 Roryn · Emotion"
-    assert result.embed["color"] == EMOTION_COLOUR
+    assert result.card.title == "🟢 Roryn · Emotion"
+    assert result.card.colour == EMOTION_COLOUR
     assert lines(result) == [
         "**Roryn's Anger rises after something in the story: Anger 1/4.**",
         "Anger 0/4 → 1/4",
     ]
-    assert result.embed["footer"]["text"] == "Rules: E-1 · E-10"
+    assert result.card.small == "Rules: E-1 · E-10"
     [event] = await harness.history("Roryn")
     assert event.inputs == {"emotion": "anger", "stages": 1, "cause": "other"}
 
@@ -64,18 +60,18 @@ async def test_in_breakdown_an_emotion_raises_stress_in_one_line_E_2(harness):
         "+1 (Stress 1).**",
         "Stress 0 → 1",
     ]
-    assert BREAKDOWN_EFFECTS[Emotion.ANGER] not in result.embed["description"]  # no wall again
+    assert BREAKDOWN_EFFECTS[Emotion.ANGER] not in result.card.body  # no wall again
 
 
 async def test_stress_reaching_vit_retires_E_7(harness):
     await harness.add_character("Roryn", vit=1, anger=4, breakdown=Emotion.ANGER)
     result = await harness.run(harness.gm, "emotion", character="Roryn", emotion="fear")
-    assert result.embed["title"] == "🕊️ Roryn · Emotion"
+    assert result.card.title == "🕊️ Roryn · Emotion"
     assert lines(result)[:2] == [
         "**Roryn must retire to a different life: Stress 1 has reached VIT 1.**",
         "VIT 1 · Up → Retired · Stress 0 → 1",
     ]
-    assert result.embed["color"] == GREY
+    assert result.card.colour == GREY
     assert (await harness.sheet("Roryn")).retired
 
 
@@ -125,8 +121,8 @@ async def test_emotion_permissions_P_4(harness):
 async def test_relief_by_drive_clears_the_stacks_once_a_day_E_3(harness):
     await harness.add_character("Roryn", anger=2, fear=1)
     result = await harness.run(harness.owner, "relief", character="Roryn", method="drive")
-    assert result.embed["title"] == "🟢 Roryn · Relief"
-    assert result.embed["color"] == EMOTION_COLOUR
+    assert result.card.title == "🟢 Roryn · Relief"
+    assert result.card.colour == EMOTION_COLOUR
     assert lines(result) == [
         "**Roryn finds relief (drive): every emotion is cleared.**",
         "Anger 2/4 → 0/4 · Fear 1/4 → 0/4 · relief used today",
@@ -218,16 +214,16 @@ async def test_a_failed_reaction_roll_starts_a_breakdown_E_9(harness):
         harness.gm, "breakdown", character="Roryn", emotion="fear", pressure=6
     )
     assert not result.ephemeral
-    embed = result.embed
-    assert embed["title"] == "🟢 Roryn · Breakdown"  # a Breakdown begins
-    assert embed["color"] == EMOTION_COLOUR
+    card = result.card
+    assert card.title == "🟢 Roryn · Breakdown"  # a Breakdown begins
+    assert card.colour == EMOTION_COLOUR
     assert lines(result) == [
         "**Roryn breaks down: the Reaction Roll fails (5 against Pressure 6); a Breakdown of "
         "Fear begins.**",  # the change line does not say it twice
         "Reaction Roll (Composure): `1d10` → 4, +1 Composure = 5 vs 6 ✗",  # the whole sum
         f"In a Breakdown of Fear: {BREAKDOWN_EFFECTS[Emotion.FEAR]}",
     ]
-    assert embed["footer"]["text"] == "Rules: E-8 · E-9 · E-6"
+    assert card.small == "Rules: E-8 · E-9 · E-6"
 
 
 async def test_a_successful_reaction_roll_changes_nothing_E_9(harness):

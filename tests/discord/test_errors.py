@@ -11,6 +11,8 @@ from discord import app_commands
 from discord.webhook import async_ as webhook_async
 
 from bot.failures import NOT_IN_A_SERVER, SOMETHING_WENT_WRONG
+from bot.offline import EPHEMERAL
+from bot.offline.layout import IS_COMPONENTS_V2, seen
 from bot.services import play
 from tests.discord.conftest import assert_refused
 
@@ -49,8 +51,8 @@ async def test_after_a_deferral_the_error_is_a_followup(harness, caplog):
     deferred, followup = result.requests
     assert deferred.payload == {"type": 5}
     assert followup.method == "POST" and followup.path == "/webhooks/{webhook_id}/{webhook_token}"
-    assert followup.payload["content"] == SOMETHING_WENT_WRONG
-    assert followup.payload["flags"] == 64
+    assert seen(followup.payload["components"]).body == SOMETHING_WENT_WRONG
+    assert followup.payload["flags"] == EPHEMERAL | IS_COMPONENTS_V2
     assert "command /boom failed" in caplog.text
 
 
@@ -64,8 +66,9 @@ async def test_a_refusal_after_a_deferral_is_an_ephemeral_followup(harness):
 
     harness.bot.tree.add_command(late)
     result = await harness.run(harness.owner, "late")
-    assert result.requests[1].payload["content"] == "Not now: try again after the round."
-    assert result.requests[1].payload["flags"] == 64
+    body = result.requests[1].payload
+    assert seen(body["components"]).body == "Not now: try again after the round."
+    assert body["flags"] == EPHEMERAL | IS_COMPONENTS_V2
 
 
 async def test_direct_messages_are_refused(harness):

@@ -47,7 +47,7 @@ import pytest
 
 from bot.offline import Message, Request, Result
 from rules.models import Emotion
-from tests.discord.conftest import assert_no_pings
+from tests.discord.conftest import assert_layout, assert_no_pings
 from tests.discord.golden_harness import ALICE_ID, Table, table
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -96,12 +96,7 @@ def says(result: Result, *fragments: str) -> None:
 
 
 def _text(message: Message) -> str:
-    parts = [message.content]
-    for embed in message.embeds:
-        parts += [embed.get("title", ""), embed.get("description", "")]
-        parts += [f"{f['name']} {f['value']}" for f in embed.get("fields", [])]
-        parts.append((embed.get("footer") or {}).get("text", ""))
-    return "\n".join(parts)
+    return message.card.markdown
 
 
 # --- creation and the sheet ---------------------------------------------------------------------
@@ -730,6 +725,7 @@ async def test_golden(name: str, tmp_path: Path, spec_validator: Any) -> None:
             # A board's edit carries no allowed_mentions: a known bug, shown by
             # tests/discord/test_board.py (test_every_body_of_a_board_allows_no_mention).
             assert_no_pings(request)
+        assert_layout(request)
 
     now = await play(moment, tmp_path / "golden.db", check)
     path = moment.path

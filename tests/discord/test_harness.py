@@ -9,6 +9,7 @@ import pytest
 
 from bot.app import create_bot
 from bot.offline import EPHEMERAL, OfflineDriver, Raw
+from bot.offline.layout import IS_COMPONENTS_V2
 from bot.services import play
 from rules.dice import ScriptedRandom
 
@@ -27,9 +28,9 @@ async def test_a_command_round_trips_through_the_tree(harness):
 async def test_the_spec_validator_rejects_a_bad_body(harness, strict_spec_validator):
     result = await harness.run(harness.owner, "damage", character="Nobody", amount=1)
     [request] = result.requests
-    assert request.payload["data"]["flags"] == EPHEMERAL
+    assert request.payload["data"]["flags"] == EPHEMERAL | IS_COMPONENTS_V2
     strict_spec_validator.check(request)  # the real body passes
-    request.payload["data"]["embeds"] = "not a list"
+    request.payload["data"]["components"] = "not a list"
     with pytest.raises(AssertionError, match="breaks the spec"):
         strict_spec_validator.check(request)
 
@@ -52,7 +53,7 @@ async def test_payload_builds_what_invoke_sends_and_raw_values_go_as_given(harne
     raw = harness.driver.payload(harness.owner, "damage", amount=Raw("three"))
     assert raw["data"]["options"] == [{"name": "amount", "type": 4, "value": "three"}]
     result = harness.validated(await harness.driver.feed(raw))
-    assert result.ephemeral and "`amount` must be a whole number." in result.reply.content
+    assert result.ephemeral and "`amount` must be a whole number." in result.reply.card.body
 
 
 async def test_feed_waits_for_its_own_interaction_only(harness, monkeypatch):
@@ -72,7 +73,7 @@ async def test_feed_waits_for_its_own_interaction_only(harness, monkeypatch):
     assert "VIT 10/10" in json.dumps(request.payload, ensure_ascii=False)
     go_on.set()
     reply = await slow.reply
-    assert not reply.loading and "VIT 10 → 7" in json.dumps(reply.embed, ensure_ascii=False)
+    assert not reply.loading and "VIT 10 → 7" in reply.card.body
     damaged = await slow.result()
     assert damaged.messages == [reply] and len(damaged.requests) == 1
 
@@ -96,6 +97,6 @@ async def test_without_history_results_are_whole_and_nothing_is_kept(tmp_path):
         await driver.idle()
     finally:
         await driver.close()
-    assert created.reply.embeds and damaged.requests
-    assert "VIT 10 → 7" in json.dumps(damaged.embed, ensure_ascii=False)
+    assert created.card.title == "🟢 Roryn · Created" and damaged.requests
+    assert "VIT 10 → 7" in damaged.card.body
     assert driver.requests == [] and driver.messages == {}

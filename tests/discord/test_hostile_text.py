@@ -5,10 +5,10 @@ docs/commands.md: names and typed text are shown as typed, never as formatting, 
 mention. A value is escaped on its own where it is put into a sentence (rules.text.say), so
 that `[a](…) or [b](…)` cannot leave its second link live (the issue's case). Here each value
 goes in as a character's name (create, rename, import) and as typed text (`/spend reason`,
-`/react what`, `/push what`), and every reply that shows it is read: title, description,
-fields, footer and content. In each, the value stands only in its escaped form, and none of
-its markup is left outside that form. The values are drawn from a fixed seed: the same few
-dozen every run.
+`/react what`, `/push what`), and every reply that shows it is read: each text display of its
+card (title, lines, rows, list entries, small line). In each, the value stands only in its
+escaped form, and none of its markup is left outside that form. The values are drawn from a
+fixed seed: the same few dozen every run.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 import pytest
 
 from bot.console.text import Style, Text
-from bot.offline import Attachment, Message, Result
+from bot.offline import Attachment, Result
 from bot.render.common import escape
 from tests.discord.conftest import Harness
 from tests.render.test_escape import read
@@ -83,22 +83,10 @@ TEXTS = [ISSUE_REASON, "```py print() ```", *_drawn(_RNG, 10, 90)]
 
 
 def texts(result: Result) -> Iterator[str]:
-    """Every text of every message a member sees: content, title, description, fields,
-    footer."""
+    """Every text of every message a member sees: each text display's markdown, in order (a
+    layout message has no content and no embed: conftest.assert_layout)."""
     for message in result.messages:
-        yield from message_texts(message)
-
-
-def message_texts(message: Message) -> Iterator[str]:
-    if message.content:
-        yield message.content
-    for embed in message.embeds:
-        yield embed.get("title") or ""
-        yield embed.get("description") or ""
-        for field in embed.get("fields", []):
-            yield field["name"]
-            yield field["value"]
-        yield (embed.get("footer") or {}).get("text") or ""
+        yield from message.card.texts
 
 
 def shown_literally(result: Result, *values: str) -> None:
@@ -182,6 +170,6 @@ async def test_a_hostile_imported_name_never_renders_as_markup(harness: Harness,
     imported = await harness.run(
         harness.owner, "character import", file=Attachment("sheet.json", raw)
     )
-    assert imported.reply.embeds, imported.text()
+    assert not imported.ephemeral and imported.card.title, imported.text()
     shown_literally(imported, name)
     console_shows(imported, name)

@@ -54,7 +54,7 @@ def limited(harness: Harness, rate: RateLimit = RATE) -> FakeClock:
 
 
 def slowed(result: Result) -> bool:
-    return result.reply.ephemeral and result.reply.content.startswith("Slow down")
+    return result.reply.ephemeral and result.reply.card.body.startswith("Slow down")
 
 
 def assert_slowed_at_once(result: Result, seconds: int) -> None:
@@ -138,7 +138,7 @@ async def test_a_concurrent_burst_lets_exactly_8_through(any_harness):
     passed = [r for r in results if not slowed(r)]
     assert len(slow) == 72 and len(passed) == 8
     damaged = [r for r in passed if "takes 1 damage" in r.text()]
-    shown = [r for r in passed if r.reply.ephemeral and "Roryn" in r.embed["title"]]
+    shown = [r for r in passed if r.reply.ephemeral and "Roryn" in r.card.title]
     assert len(damaged) + len(shown) == 8
     assert (await harness.sheet("Roryn")).vit == 10 - len(damaged)
 
@@ -175,10 +175,9 @@ async def test_a_slowed_click_on_the_delete_question_deletes_nothing(harness):
     await harness.add_character("Roryn")
     asked = await harness.run(harness.owner, "character delete", character="Roryn")
     delete = next(
-        b["custom_id"]
-        for row in asked.reply.components
-        for b in row["components"]
-        if b["custom_id"].startswith("lg:delete:") and "cancel" not in b["custom_id"]
+        b.custom_id
+        for b in asked.card.buttons
+        if b.custom_id.startswith("lg:delete:") and "cancel" not in b.custom_id
     )
     for _ in range(7):
         await harness.run(harness.owner, "character list")

@@ -9,17 +9,14 @@ import io
 from PIL import Image
 
 from bot.render.pictures import DEAD, RETIRED
+from tests.discord.conftest import lines
 
 PLOT = (96, 96, 772, 392)  # the chart's bars, below its legend
 
 
-def lines(result) -> list[str]:
-    return result.embed["description"].splitlines()
-
-
 def chart(result) -> Image.Image:
     [(filename, png)] = result.reply.files
-    assert result.embed["image"]["url"] == f"attachment://{filename}"
+    assert result.card.pictures == (filename,)
     return Image.open(io.BytesIO(png)).convert("RGB")
 
 
@@ -59,12 +56,7 @@ async def test_E_7_odds_show_retirement_as_retired_never_dead(harness):
 async def test_E_7_the_odds_button_says_the_same(harness):
     await harness.add_character("Roryn", vit=2, res=2, stress=1)
     fall = await harness.run(harness.owner, "damage", character="Roryn", amount=2)
-    [odds_button] = [
-        button["custom_id"]
-        for row in fall.reply.components
-        for button in row["components"]
-        if button["label"] == "Odds"
-    ]
+    [odds_button] = [b.custom_id for b in fall.card.buttons if b.label == "Odds"]
     odds = await harness.click(harness.player, fall.reply, odds_button)
     assert odds.reply.ephemeral
     assert lines(odds) == RETIRING
@@ -86,7 +78,7 @@ async def test_E_7_a_last_gasp_with_stress_names_death_and_retirement_apart(harn
 async def test_odds_without_stress_never_speak_of_retiring(harness):
     await harness.add_character("Roryn", vit=0, res=2)
     result = await harness.run(harness.owner, "odds", character="Roryn")
-    assert "etire" not in result.embed["description"]
+    assert "etire" not in result.card.body
     assert pixels(chart(result), RETIRED) == 0
 
 

@@ -8,29 +8,26 @@ from fractions import Fraction
 
 import pytest
 
+from bot.render.card import COMPONENTS_LIMIT, TEXT_LIMIT
 from bot.render.changes import change_texts
 from bot.render.common import (
-    DESCRIPTION_LIMIT,
-    EMBED_TOTAL_LIMIT,
     EMOTION_COLOUR,
     FAILURE_COLOUR,
-    FIELD_VALUE_LIMIT,
-    FIELDS_LIMIT,
     INFO_COLOUR,
     LAST_GASP_COLOUR,
     STATE_COLOURS,
     STATE_MARKS,
-    TITLE_LIMIT,
     chance,
     colour_name,
     percent,
     rule_footer,
 )
 from bot.render.dice import Faces, faces_line, numeric_text, tally
+from bot.render.layout import layout
 from bot.render.odds import _rows
 from bot.render.outcome import outcome_reply, small_line
 from bot.render.pictures import EMOJI_NAMES, STRUCK_MISS_EMOJI_NAME
-from bot.render.sheet import sheet_embed
+from bot.render.sheet import sheet_card
 from bot.render.table import character_line
 from rules.models import Emotion, GuildSettings, RuleIds, Sheet, State
 from rules.odds import RecoveryOutcome
@@ -44,65 +41,64 @@ def sheet(**fields) -> Sheet:
     return Sheet(name="Roryn", owner_id=1).update(**fields)
 
 
-def field(embed, name: str) -> str:
-    return next(f.value for f in embed.fields if f.name == name)
+def field(card, name: str) -> str:
+    return dict(card.rows)[name]
 
 
 # --- the sheet ---------------------------------------------------------------------------------
 
 
 def test_the_sheet_writes_numbers_the_same_way_everywhere_H_3_E_6():
-    embed = sheet_embed(
+    card = sheet_card(
         sheet(vit=3, stamina=5, stress=2, anger=1, breakdown=Emotion.FEAR, fear=4, con_wounds=1)
     )
-    assert embed.title == "🟢 Roryn"
-    assert embed.colour.value == STATE_COLOURS[State.UP]
-    assert embed.description.splitlines() == [
+    assert card.title == "🟢 Roryn"
+    assert card.colour == STATE_COLOURS[State.UP]
+    assert list(card.lines) == [
         "Owner <@1> · **Up**",
         "In a Breakdown of Fear: Disadvantage on related actions and on all Reaction Rolls.",
     ]
-    assert field(embed, "Vitality") == "VIT 3/10\nRES 2"
-    assert field(embed, "Stamina") == "5/6 · CON d6 (1 wound)\nnext reaction costs 1"
-    assert field(embed, "Injury") == "-8 on Action Rolls\n-2 on Reaction Rolls"
-    assert field(embed, "Emotions") == "Anger 1/4 · Fear 4/4\nSadness 0/4 · Guilt 0/4"
-    assert field(embed, "Stress") == "2"
+    assert field(card, "Vitality") == "VIT 3/10 · RES 2"
+    assert field(card, "Stamina") == "5/6 · CON d6 (1 wound) · next reaction costs 1"
+    assert field(card, "Injury") == "-8 on Action Rolls · -2 on Reaction Rolls"
+    assert field(card, "Emotions") == "Anger 1/4 · Fear 4/4 · Sadness 0/4 · Guilt 0/4"
+    assert field(card, "Stress") == "2"
+    assert len(card.lines) + len(card.rows) + 1 <= 10  # about ten lines, the title included
 
 
 @pytest.mark.parametrize(
     ("fields", "said"),
     [
         ({}, "none"),  # H-3: under 30% lost
-        ({"vit": 6}, "-3 on Action Rolls\n-1 on Reaction Rolls"),  # 40% lost
-        ({"vit": 3}, "-8 on Action Rolls\n-2 on Reaction Rolls"),  # 70% lost
-        ({"daily_bonus": True}, "none\n+3 on Action Rolls today"),  # E-4
+        ({"vit": 6}, "-3 on Action Rolls · -1 on Reaction Rolls"),  # 40% lost
+        ({"vit": 3}, "-8 on Action Rolls · -2 on Reaction Rolls"),  # 70% lost
+        ({"daily_bonus": True}, "none · +3 on Action Rolls today"),  # E-4
         (
             {"vit": 6, "daily_bonus": True},
-            "-3 on Action Rolls\n-1 on Reaction Rolls\n+3 on Action Rolls today",
+            "-3 on Action Rolls · -1 on Reaction Rolls · +3 on Action Rolls today",
         ),
     ],
 )
 def test_the_injury_field_says_which_rolls_in_words_H_3_E_4(fields, said):
     """The sheet says injury as the replies do: on which rolls, and the daily bonus's +3."""
-    assert field(sheet_embed(sheet(**fields)), "Injury") == said
+    assert field(sheet_card(sheet(**fields)), "Injury") == said
 
 
 def test_the_sheet_of_a_downed_character_says_the_roll_due():
-    embed = sheet_embed(sheet(vit=-1, advantage=True))
-    assert embed.title == "🟠 Roryn"
-    assert embed.colour.value == STATE_COLOURS[State.CRITICAL]
-    assert embed.description.splitlines()[1] == (
-        "Due at its next turn: a recovery roll of 1 die (R-3)."
-    )
-    assert embed.footer.text == "advantage on the next recovery roll"
-    dying = sheet_embed(sheet(vit=-2))
-    assert dying.description.splitlines()[1] == "Due at its next turn: the Last Gasp (R-5)."
+    card = sheet_card(sheet(vit=-1, advantage=True))
+    assert card.title == "🟠 Roryn"
+    assert card.colour == STATE_COLOURS[State.CRITICAL]
+    assert card.lines[1] == "Due at its next turn: a recovery roll of 1 die (R-3)."
+    assert card.small == "advantage on the next recovery roll"
+    dying = sheet_card(sheet(vit=-2))
+    assert dying.lines[1] == "Due at its next turn: the Last Gasp (R-5)."
 
 
 def test_the_dead_and_the_retired_have_no_injury_and_no_stamina_in_lists():
     dead = sheet(vit=-3, dead=True)
     retired = sheet(vit=4, stress=4, retired=True)
-    assert field(sheet_embed(dead), "Injury") == "—"
-    assert field(sheet_embed(retired), "Injury") == "—"
+    assert field(sheet_card(dead), "Injury") == "—"
+    assert field(sheet_card(retired), "Injury") == "—"
     assert character_line(dead, owner=False) == "💀 Roryn · Dead · VIT -3/10"
     assert character_line(retired, owner=False) == "🕊️ Roryn · Retired · VIT 4/10"
     assert character_line(sheet(vit=-1)) == "🟠 Roryn · Critical · VIT -1/10 · Stamina 8/8 · <@1>"
@@ -227,16 +223,13 @@ def test_a_result_opens_with_its_headline():
         notes=("A note.",),
     )
     reply = outcome_reply(outcome, character_id=7, settings=GuildSettings(), faces=TEXT)
-    [embed] = reply.embeds
-    assert embed.title == "🟠 Roryn · Damage"
-    assert embed.description.splitlines() == [
-        "**Roryn collapses.**",
-        "VIT 1 → -1 · Up → Critical",
-        "A note.",
-    ]
-    assert embed.footer.text == "Rules: H-1 · V-3 · V-7"  # at most three, the telling first
+    card = reply.card
+    assert card.title == "🟠 Roryn · Damage"
+    assert list(card.lines) == ["**Roryn collapses.**", "VIT 1 → -1 · Up → Critical", "A note."]
+    assert card.small == "Rules: H-1 · V-3 · V-7"  # at most three, the telling first
     assert not reply.ephemeral
-    assert [item.custom_id for item in reply.view.children] == ["lg:recover:7:-1:2", "lg:odds:7"]
+    assert card.accessory is None  # two buttons: a row of them
+    assert [item.custom_id for item in card.buttons] == ["lg:recover:7:-1:2", "lg:odds:7"]
 
 
 @pytest.mark.parametrize(
@@ -285,7 +278,8 @@ def test_rule_ids_off_leaves_no_rule_footer():
     assert rule_footer(("D-1", "H-3", "R-3", "V-2"), None) == "Rules: R-3 · V-2 · D-1"
 
 
-def test_an_embed_stays_within_discords_limits():
+def test_a_result_stays_within_discords_limits():
+    """4,000 characters of text and 40 components in one message, whatever a result holds."""
     before = sheet(vit=-1)
     notes = tuple("A long note that goes on and on. " * 20 for _ in range(30))
     rolls = tuple(
@@ -295,12 +289,9 @@ def test_an_embed_stays_within_discords_limits():
     outcome = Outcome(
         action="x" * 300, before=before, after=before, headline="H" * 5000, notes=notes, rolls=rolls
     )
-    [embed] = outcome_reply(outcome, character_id=1, settings=None, faces=TEXT).embeds
-    assert len(embed.title) <= TITLE_LIMIT
-    assert len(embed.description) <= DESCRIPTION_LIMIT
-    assert len(embed.fields) <= FIELDS_LIMIT
-    assert all(len(f.value) <= FIELD_VALUE_LIMIT for f in embed.fields)
-    assert len(embed) <= EMBED_TOTAL_LIMIT
+    view = layout(outcome_reply(outcome, character_id=1, settings=None, faces=TEXT).card)
+    assert view.content_length() <= TEXT_LIMIT
+    assert view.total_children_count <= COMPONENTS_LIMIT
 
 
 # --- numbers --------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ import pytest
 
 from bot.render.common import LAST_GASP_COLOUR, STATE_COLOURS
 from rules.models import State
+from tests.discord.conftest import lines
 
 KILLED = (
     "**Killed outright: Roryn dies at VIT {vit}, for this server plays with instant death "
@@ -21,10 +22,6 @@ def harness(any_harness):
     return any_harness
 
 
-def lines(result) -> list[str]:
-    return result.embed["description"].splitlines()
-
-
 # --- V-6: instant death, from any cause, with the reason in the reply -------------------------
 
 
@@ -32,10 +29,10 @@ async def test_V_6_damage_below_0_kills_and_says_why(harness):
     await harness.settings(death_rule="instant")
     await harness.add_character("Roryn", vit=2)
     result = await harness.run(harness.owner, "damage", character="Roryn", amount=3)
-    assert result.embed["title"] == "💀 Roryn · Damage"
+    assert result.card.title == "💀 Roryn · Damage"
     assert lines(result)[:2] == [KILLED.format(vit=-1), "VIT 2 → -1 · Up → Dead"]
-    assert result.embed["color"] == STATE_COLOURS[State.DEAD]
-    assert result.embed["footer"]["text"] == "Rules: V-6 · H-1 · V-5"  # the headline's rule first
+    assert result.card.colour == STATE_COLOURS[State.DEAD]
+    assert result.card.small == "Rules: V-6 · H-1 · V-5"  # the headline's rule first
     assert (await harness.sheet("Roryn")).dead
 
 
@@ -47,13 +44,13 @@ async def test_V_6_a_vit_lost_on_a_critical_roll_kills(harness):
     await harness.settings(death_rule="instant")
     harness.script("M M")  # all Misses: R-4 costs 1 VIT
     result = await harness.run(harness.gm, "recover", character="Roryn")
-    assert result.embed["title"] == "💀 Roryn · Recovery roll"
+    assert result.card.title == "💀 Roryn · Recovery roll"
     assert lines(result)[:3] == [
         KILLED.format(vit=-2),
         "VIT -1 → -2 · Critical → Dead",
         "Critical recovery roll: ⬜ ⬜  2 Misses",
     ]
-    assert "V-6" in result.embed["footer"]["text"]
+    assert "V-6" in result.card.small
     assert (await harness.sheet("Roryn")).dead
 
 
@@ -99,13 +96,13 @@ async def test_V_6_the_reply_of_an_instant_death_says_nothing_of_a_roll_to_come(
 async def test_V_8_by_default_a_dying_character_still_rolls_its_last_gasp(harness):
     await harness.add_character("Roryn", vit=-3)
     result = await harness.run(harness.owner, "damage", character="Roryn", amount=4)
-    assert result.embed["title"] == "🔴 Roryn · Damage"
+    assert result.card.title == "🔴 Roryn · Damage"
     assert lines(result) == [
         "**Roryn takes 4 damage and is still Dying at VIT -7: the Last Gasp decides, at its "
         "next turn.**",
         "VIT -3 → -7",
     ]
-    assert result.embed["footer"]["text"] == "Rules: H-1 · V-8 · H-3"
+    assert result.card.small == "Rules: H-1 · V-8 · H-3"
     sheet = await harness.sheet("Roryn")
     assert (sheet.vit, sheet.state) == (-7, State.DYING)
 
@@ -114,7 +111,7 @@ async def test_V_8_dying_damage_kills(harness):
     await harness.settings(dying_damage="kills")
     await harness.add_character("Roryn", vit=-3)
     result = await harness.run(harness.owner, "damage", character="Roryn", amount=1)
-    assert result.embed["title"] == "💀 Roryn · Damage"
+    assert result.card.title == "💀 Roryn · Damage"
     assert lines(result) == [
         "**Roryn dies: on this server any damage to a Dying character kills.**",
         "VIT -3 → -4 · Dying → Dead",
@@ -138,22 +135,22 @@ async def test_R_5_a_crit_stabilises_at_vit_0_unconscious(harness):
     harness.script("C")
     result = await harness.run(harness.gm, "recover", character="Roryn")
     assert not result.ephemeral  # always public
-    assert result.embed["title"] == "🟡 Roryn · The Last Gasp"
+    assert result.card.title == "🟡 Roryn · The Last Gasp"
     assert lines(result) == [
         "**A Crit on the Last Gasp: Roryn survives, stabilised and Unconscious at VIT 0.**",
         "VIT -4 → 0 · Dying → Unconscious",
         "Last Gasp: 💥  1 Crit",
     ]
-    assert result.embed["color"] == LAST_GASP_COLOUR
+    assert result.card.colour == LAST_GASP_COLOUR
     [(name, png)] = result.reply.files
-    assert result.embed["image"]["url"] == f"attachment://{name}" and png.startswith(b"\x89PNG")
+    assert result.card.pictures == (name,) and png.startswith(b"\x89PNG")
 
 
 async def test_R_5_with_res_0_a_crit_leaves_it_dying_and_says_so(harness):
     await harness.add_character("Roryn", res=0, vit=-2)
     harness.script("C")
     result = await harness.run(harness.gm, "recover", character="Roryn")
-    assert result.embed["title"] == "🔴 Roryn · The Last Gasp"
+    assert result.card.title == "🔴 Roryn · The Last Gasp"
     assert lines(result) == [
         "**A Crit on the Last Gasp: Roryn survives, but with RES 0 it is still Dying: another Last "
         "Gasp at its next turn.**",
@@ -173,13 +170,13 @@ async def test_R_5_anything_but_a_crit_is_dead(harness, face):
     await harness.add_character("Roryn", vit=-2)
     harness.script(face)
     result = await harness.run(harness.gm, "recover", character="Roryn")
-    assert result.embed["title"] == "💀 Roryn · The Last Gasp"
+    assert result.card.title == "💀 Roryn · The Last Gasp"
     assert lines(result)[:2] == [
         "**The Last Gasp fails: Roryn is dead.**",
         "VIT -2 · Dying → Dead",
     ]
-    assert result.embed["color"] == LAST_GASP_COLOUR  # its own colour, whatever its verdict
-    assert result.reply.components == []
+    assert result.card.colour == LAST_GASP_COLOUR  # its own colour, whatever its verdict
+    assert not result.card.buttons
     assert (await harness.sheet("Roryn")).dead
 
 
@@ -202,7 +199,7 @@ async def test_R_6_by_default_advantage_rerolls_the_last_gasps_miss(harness):
         "VIT -2 → 0 · Dying → Unconscious",
         "Last Gasp · advantage: (⬜→💥)  1 Crit",  # the Miss beside its new face
     ]
-    assert result.embed["footer"]["text"].startswith("advantage used · Rules: R-5")
+    assert result.card.small.startswith("advantage used · Rules: R-5")
     assert not (await harness.sheet("Roryn")).advantage
 
 
@@ -265,8 +262,8 @@ async def test_R_6_odds_do_not_promise_advantage_to_a_last_gasp_that_has_none(ha
         "Its advantage from first aid waits: on this server it does not apply to the Last Gasp "
         "(R-6).",
     ]
-    assert "(F-1)" not in result.embed["description"]
-    assert result.embed["footer"]["text"].startswith("Rules: R-5 · R-6")
+    assert "(F-1)" not in result.card.body
+    assert result.card.small.startswith("Rules: R-5 · R-6")
 
 
 # --- H-2: magic healing, and healing that changes nothing --------------------------------------
@@ -277,7 +274,7 @@ async def test_H_2_healing_that_changes_nothing_says_so_and_why(harness):
     await harness.add_character("Roryn", res=0, vit=0)
     result = await harness.run(harness.owner, "heal", character="Roryn", amount=1)
     assert not result.ephemeral
-    assert result.embed["title"] == "🔴 Roryn · Magic healing"
+    assert result.card.title == "🔴 Roryn · Magic healing"
     assert lines(result) == [
         "**The healing changes nothing: Roryn is still Dying at VIT 0.**",
         "The first point of healing only stabilises at VIT 0, where it already is; with RES 0, "
@@ -312,11 +309,11 @@ async def test_H_4_waking_clears_an_unused_advantage(harness):
     result = await harness.run(harness.owner, "heal", character="Roryn", amount=3)
     assert "H-4" in (await harness.history("Roryn"))[0].rules
     assert not (await harness.sheet("Roryn")).advantage
-    assert result.embed["footer"]["text"].endswith("Rules: H-2 · H-4 · V-1")
+    assert result.card.small.endswith("Rules: H-2 · H-4 · V-1")
 
 
 async def test_H_4_an_advantage_lost_on_waking_is_not_said_used(harness):
     """H-4 clears an advantage that was never used: the reply once said 'advantage used'."""
     await harness.add_character("Roryn", vit=-1, advantage=True)
     result = await harness.run(harness.owner, "heal", character="Roryn", amount=3)
-    assert result.embed["footer"]["text"] == "advantage lost on waking · Rules: H-2 · H-4 · V-1"
+    assert result.card.small == "advantage lost on waking · Rules: H-2 · H-4 · V-1"

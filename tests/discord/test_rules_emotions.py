@@ -10,15 +10,12 @@ import pytest
 from bot.render.common import EMOTION_COLOUR, STATE_COLOURS
 from rules.emotion_texts import BREAKDOWN_EFFECTS
 from rules.models import Emotion, State
+from tests.discord.conftest import history_entries, lines
 
 
 @pytest.fixture
 def harness(any_harness):
     return any_harness
-
-
-def lines(result) -> list[str]:
-    return result.embed["description"].splitlines()
 
 
 # --- E-7: retirement, and a revival that would not retire again at once -----------------------
@@ -41,12 +38,12 @@ async def test_E_7_revive_refused_while_stress_is_at_least_vit(harness):
 async def test_E_7_revive_stress_lowers_it(harness):
     await harness.add_character("Roryn", stress=12, retired=True)
     result = await harness.run(harness.gm, "character revive", character="Roryn", stress=2)
-    assert result.embed["title"] == "🟢 Roryn · Revived"
+    assert result.card.title == "🟢 Roryn · Revived"
     assert lines(result) == [
         "**Roryn is back: Up at VIT 10/10.**",
         "VIT 10 · Retired → Up · Stress 12 → 2",
     ]
-    assert result.embed["color"] == STATE_COLOURS[State.UP]
+    assert result.card.colour == STATE_COLOURS[State.UP]
     sheet = await harness.sheet("Roryn")
     assert (sheet.state, sheet.stress, sheet.retired) == (State.UP, 2, False)
     [event] = await harness.history("Roryn")
@@ -77,12 +74,12 @@ async def test_E_7_reviving_is_the_gms(harness):
 async def test_E_7_stress_reaching_vit_retires_and_the_character_takes_no_part(harness):
     await harness.add_character("Roryn", vit=3, stress=2)
     result = await harness.run(harness.owner, "damage", character="Roryn", amount=1)
-    assert result.embed["title"] == "🕊️ Roryn · Damage"
+    assert result.card.title == "🕊️ Roryn · Damage"
     assert lines(result)[:2] == [
         "**Roryn must retire to a different life: Stress 2 has reached VIT 2.**",
         "VIT 3 → 2 · Up → Retired",
     ]
-    assert result.embed["color"] == STATE_COLOURS[State.RETIRED]
+    assert result.card.colour == STATE_COLOURS[State.RETIRED]
     for command, options in (
         ("damage", {"amount": 1}),
         ("heal", {"amount": 1}),
@@ -116,8 +113,8 @@ async def test_E_10_the_cause_is_shown_in_the_reply_and_logged(harness, cause, s
         harness.owner, "emotion", character="Roryn", emotion="fear", cause=cause
     )
     assert lines(result) == [f"**Roryn's Fear rises{said}: Fear 1/4.**", "Fear 0/4 → 1/4"]
-    assert result.embed["color"] == EMOTION_COLOUR
-    assert "E-10" in result.embed["footer"]["text"]
+    assert result.card.colour == EMOTION_COLOUR
+    assert "E-10" in result.card.small
     [event] = await harness.history("Roryn")
     assert event.inputs == {"emotion": "fear", "stages": 1, "cause": cause}
 
@@ -159,8 +156,8 @@ async def test_E_10_the_cause_is_shown_in_the_history(harness):
         harness.owner, "emotion", character="Roryn", emotion="fear", cause="daring_throw"
     )
     history = await harness.run(harness.owner, "history", character="Roryn")
-    [entry] = history.embed["fields"]
-    assert entry["value"].splitlines()[1:3] == ["raised by a Daring Throw", "Fear 0/4 → 1/4"]
+    [entry] = history_entries(history)
+    assert entry.lines[1:3] == ["raised by a Daring Throw", "Fear 0/4 → 1/4"]
 
 
 async def test_E_10_a_situational_breakdowns_roll_raises_nothing(harness):
@@ -171,8 +168,8 @@ async def test_E_10_a_situational_breakdowns_roll_raises_nothing(harness):
     )
     # E-9 decides: no stack, no Stress; the headline names the Breakdown, no change line repeats it
     assert lines(result)[1] == "Reaction Roll (Composure): `1d10` → 1 vs 8 ✗"
-    assert "Stress" not in result.embed["description"]
-    assert "Fear 0/4" not in result.embed["description"]
+    assert "Stress" not in result.card.body
+    assert "Fear 0/4" not in result.card.body
     sheet = await harness.sheet("Roryn")
     assert (sheet.fear, sheet.stress, sheet.breakdown) == (0, 0, Emotion.FEAR)
 
@@ -184,5 +181,5 @@ async def test_E_6_a_breakdown_begun_by_the_gm_shows_its_effects_in_full(harness
     await harness.add_character("Roryn")
     result = await harness.run(harness.gm, "character set", character="Roryn", anger=4)
     assert f"In a Breakdown of Anger: {BREAKDOWN_EFFECTS[Emotion.ANGER]}" in lines(result)
-    assert result.embed["color"] == EMOTION_COLOUR
-    assert result.embed["title"] == "🟢 Roryn · Breakdown"
+    assert result.card.colour == EMOTION_COLOUR
+    assert result.card.title == "🟢 Roryn · Breakdown"

@@ -10,20 +10,12 @@ import discord
 import pytest
 
 from bot.services.table import DELETED
+from tests.discord.conftest import entries, history_entries, lines
 
 
 @pytest.fixture
 def harness(any_harness):
     return any_harness
-
-
-def lines(result) -> list[str]:
-    return result.embed["description"].splitlines()
-
-
-def entries(result) -> list[str]:
-    """The names of a /history reply's entries, newest first."""
-    return [f["name"] for f in result.embed["fields"]]
 
 
 def stamp(event) -> str:
@@ -62,11 +54,11 @@ async def test_U_1_history_shows_who_when_the_change_the_dice_and_every_rule(har
     await harness.run(harness.gm, "recover", character="Roryn")
     result = await harness.run(harness.owner, "history", character="Roryn")
     assert result.ephemeral
-    assert result.embed["title"] == "🟡 Roryn · History"
-    [field] = result.embed["fields"]
+    assert result.card.title == "🟡 Roryn · History"
+    [field] = history_entries(result)
     [event] = await harness.history("Roryn")
-    assert field["name"] == "/recover"
-    assert field["value"].splitlines() == [
+    assert field.name == "/recover"
+    assert field.lines == [
         f"by <@{harness.gm.user_id}> {stamp(event)}",
         "VIT -1 → 0 · Critical → Unconscious",  # the words of the reply
         "Critical recovery roll: 💥 ⚪  1 Crit · 1 Hit",
@@ -90,7 +82,7 @@ async def test_U_2_history_shows_changes_and_all_true_adds_bookkeeping(harness):
 
     changes = await harness.run(harness.owner, "history", character="Roryn")
     assert entries(changes) == ["/react", "/early", "/character create"]
-    assert changes.embed["footer"]["text"] == (
+    assert changes.card.small == (
         "Newest first. The GM reverts the latest change with /undo. all:true adds bookkeeping "
         "(rounds, turns, combat)."
     )
@@ -103,7 +95,7 @@ async def test_U_2_history_shows_changes_and_all_true_adds_bookkeeping(harness):
         "/combat add · bookkeeping",
         "/character create",
     ]
-    turn = everything.embed["fields"][1]["value"].splitlines()
+    turn = history_entries(everything)[1].lines
     assert turn[1] == "Next reaction costs 2 → 1"
     # the limit counts what is shown
     latest = await harness.run(harness.owner, "history", character="Roryn", limit=2)
@@ -113,12 +105,12 @@ async def test_U_2_history_shows_changes_and_all_true_adds_bookkeeping(harness):
 async def test_U_2_a_rename_is_a_change_in_the_reply_the_history_and_the_undo(harness):
     await harness.add_character("Roryn")
     result = await harness.run(harness.owner, "character edit", character="Roryn", name="Rory")
-    assert result.embed["title"] == "🟢 Rory · Sheet edited"
+    assert result.card.title == "🟢 Rory · Sheet edited"
     assert lines(result) == ["**Roryn is renamed Rory.**", "Name Roryn → Rory"]
     history = await harness.run(harness.owner, "history", character="Rory")
-    [field] = history.embed["fields"]
-    assert field["name"] == "/character edit"
-    assert field["value"].splitlines()[1] == "Name Roryn → Rory"
+    [field] = history_entries(history)
+    assert field.name == "/character edit"
+    assert field.lines[1] == "Name Roryn → Rory"
     undone = await harness.run(harness.gm, "undo", character="Rory")
     assert lines(undone)[:2] == [
         "**Undone: Roryn's latest change is reverted.**",
@@ -143,7 +135,7 @@ async def test_U_2_bookkeeping_that_changed_nothing_says_what_it_did(harness):
     ]
     left, turn, joined = await harness.history("Roryn", bookkeeping=True)
     by = f"by <@{harness.owner.user_id}>"
-    assert [f["value"].splitlines() for f in everything.embed["fields"]] == [
+    assert [f.lines for f in history_entries(everything)] == [
         [f"{by} {stamp(left)}", "Leaves the combat.", "Rules: C-2 · S-5"],
         [f"{by} {stamp(turn)}", "The turn begins.", "Rules: C-3 · S-5"],
         [f"{by} {stamp(joined)}", "Joins the combat.", "Rules: C-2 · S-5"],
@@ -169,14 +161,14 @@ async def test_U_1_an_event_of_user_0_is_by_the_bots_upgrade(harness):
         )
     history = await harness.run(harness.owner, "history", character="Roryn (2)")
     [event] = await harness.history("Roryn (2)")
-    [field] = history.embed["fields"]
-    assert field["name"] == "/character edit"
-    assert field["value"].splitlines() == [
+    [field] = history_entries(history)
+    assert field.name == "/character edit"
+    assert field.lines == [
         f"by the bot's upgrade {stamp(event)}",
         f"Renamed by the bot: {reason}.",
         "Name Roryn → Roryn (2)",
     ]
-    assert "<@0>" not in str(history.embed)
+    assert "<@0>" not in history.card.markdown
 
 
 async def test_U_1_history_escapes_names_but_not_its_own_words(harness):
@@ -185,8 +177,8 @@ async def test_U_1_history_escapes_names_but_not_its_own_words(harness):
     await harness.add_character("Roryn")
     await harness.run(harness.owner, "character edit", character="Roryn", name="*Ro*_ry")
     history = await harness.run(harness.owner, "history", character="*Ro*_ry")
-    [field] = history.embed["fields"]
-    assert field["value"].splitlines()[1] == "Name Roryn → \\*Ro\\*\\_ry"
+    [field] = history_entries(history)
+    assert field.lines[1] == "Name Roryn → \\*Ro\\*\\_ry"
 
 
 async def test_U_2_healing_that_changes_nothing_is_not_a_change(harness):
@@ -213,7 +205,7 @@ async def test_U_3_undo_passes_over_bookkeeping(harness):
 
     result = await harness.run(harness.gm, "undo", character="Roryn")
     assert not result.ephemeral
-    assert result.embed["title"] == "🟡 Roryn · Undone"
+    assert result.card.title == "🟡 Roryn · Undone"
     assert lines(result) == [
         "**Undone: Roryn's /recover is struck from the record; the roll may be made again.**",
         "VIT 2 → 0 · Up → Unconscious",
@@ -310,9 +302,9 @@ async def test_U_1_a_deleted_characters_history_by_its_old_name_for_the_gm(harne
     await delete(harness, harness.owner, "Roryn")
     result = await harness.run(harness.gm, "history", character="roryn")
     assert result.ephemeral
-    assert result.embed["title"] == "🟢 Roryn · History (deleted)"
+    assert result.card.title == "🟢 Roryn · History (deleted)"
     assert entries(result) == ["/character delete", "/damage", "/character create"]
-    assert result.embed["fields"][0]["value"].splitlines()[1] == "deleted"
+    assert history_entries(result)[0].lines[1] == "deleted"
     # the owner and the other players reach it no more (the GM's, P-4)
     await harness.refusal(harness.owner, "history", "No character named Roryn", character="Roryn")
     await harness.refusal(harness.player, "history", "No character named", character="Roryn")
@@ -334,11 +326,11 @@ async def test_U_1_a_deleted_character_is_offered_to_the_gm_as_deleted_id(harnes
     assert players == [{"name": "🟢 Roryn · Up, VIT 10/10", "value": "Roryn"}]
 
     by_name = await harness.run(harness.gm, "history", character="Roryn")
-    assert by_name.embed["title"] == "🟢 Roryn · History"  # the living one
+    assert by_name.card.title == "🟢 Roryn · History"  # the living one
     [created] = await harness.history(character_id=new.id)
     assert entries(by_name) == ["/character create"] and created.character_id == new.id
     by_id = await harness.run(harness.gm, "history", character=f"{DELETED}{old.id}")
-    assert by_id.embed["title"] == "🟢 Roryn · History (deleted)"
+    assert by_id.card.title == "🟢 Roryn · History (deleted)"
     assert entries(by_id) == ["/character delete", "/character create"]
     assert [e.command for e in await harness.history(character_id=old.id)] == [
         "character delete",

@@ -11,6 +11,7 @@ import pytest
 from bot.offline import Attachment
 from bot.services.sheet import EXPORT_FORMAT
 from rules.models import Emotion
+from tests.discord.conftest import lines
 
 P_5 = "can change only while it is Up, not in a Breakdown and in no combat"
 
@@ -18,10 +19,6 @@ P_5 = "can change only while it is Up, not in a Breakdown and in no combat"
 @pytest.fixture
 def harness(any_harness):
     return any_harness
-
-
-def lines(result) -> list[str]:
-    return result.embed["description"].splitlines()
 
 
 # --- P-5: the fields that change what the rules decide -----------------------------------------
@@ -91,7 +88,7 @@ async def test_P_5_owner_edits_rule_fields_while_up_out_of_combat(harness):
     result = await harness.run(harness.owner, "character edit", character="Roryn", res=4)
     assert not result.ephemeral
     assert lines(result) == ["**Roryn's sheet is edited.**", "RES 2 → 4"]
-    assert result.embed["footer"]["text"] == "Rules: P-5"
+    assert result.card.small == "Rules: P-5"
     result = await harness.run(harness.owner, "character edit", character="Roryn", threshold=6)
     assert lines(result)[0] == "**Roryn's sheet is edited.**"
     assert "Threshold 4 → 6" in lines(result)[1]
@@ -127,7 +124,7 @@ async def test_P_5_the_owner_still_renames_and_sets_abilities_while_down_P_4(har
         "**Roryn is renamed Rory.**",
         "Name Roryn → Rory · Insight +0 → +3",
     ]
-    assert result.embed["footer"]["text"] == "Rules: P-4"
+    assert result.card.small == "Rules: P-4"
 
 
 async def test_P_5_a_rule_field_given_unchanged_is_no_edit_of_it(harness):
@@ -187,9 +184,9 @@ DYING = {
 async def test_P_6_a_players_import_brings_the_build_and_starts_the_state_fresh(harness):
     result = await harness.run(harness.player, "character import", file=sheet_file(**DYING))
     assert not result.ephemeral
-    assert result.embed["title"] == "🟢 Grub · Imported"
+    assert result.card.title == "🟢 Grub · Imported"
     assert lines(result)[0] == "**Grub joins the table.**"
-    assert lines(result)[-1] == (
+    assert result.card.texts[0].splitlines()[-1] == (  # the last line above the sheet's rows
         "A player's import starts the state fresh, as at creation (P-6): VIT, Stamina, "
         "Anger; the GM's import keeps them."
     )
@@ -206,7 +203,7 @@ async def test_P_6_a_players_import_brings_the_build_and_starts_the_state_fresh(
 
 async def test_P_6_the_gms_import_brings_the_state_but_never_the_flags(harness):
     result = await harness.run(harness.gm, "character import", file=sheet_file(**DYING))
-    assert result.embed["title"] == "🔴 Grub · Imported"
+    assert result.card.title == "🔴 Grub · Imported"
     assert lines(result)[0] == "**Grub joins the table.**"
     sheet = await harness.sheet("Grub")
     assert sheet.owner_id == harness.gm.user_id

@@ -11,6 +11,7 @@ import pytest
 
 from rules.emotion_texts import breakdown_line
 from rules.models import Emotion, State
+from tests.discord.conftest import entries, history_entries, lines
 
 STRUCK = "**Undone: Roryn's /{command} is struck from the record; the roll may be made again.**"
 
@@ -20,19 +21,11 @@ def harness(any_harness):
     return any_harness
 
 
-def lines(result) -> list[str]:
-    return result.embed["description"].splitlines()
-
-
-def entries(result) -> list[str]:
-    return [f["name"] for f in result.embed["fields"]]
-
-
 async def undo(harness, command: str) -> list[str]:
     """The GM's /undo of Roryn's latest change, which must be the roll of `command`: the
     reply's lines, after checking it names the roll and what it reverted (U-3)."""
     result = await harness.run(harness.gm, "undo", character="Roryn")
-    assert not result.ephemeral and result.embed["title"].endswith("Roryn · Undone")
+    assert not result.ephemeral and result.card.title.endswith("Roryn · Undone")
     said = lines(result)
     assert said[0] == STRUCK.format(command=command)
     assert said[-1].startswith(f"Reverted: /{command} by <@")
@@ -58,7 +51,7 @@ async def test_U_2_U_3_a_recovery_roll_that_changed_nothing_is_shown_and_undone_
 
     history = await harness.run(harness.owner, "history", character="Roryn")
     assert entries(history) == ["/recover", "/damage"]  # a change (U-2), not bookkeeping
-    shown = history.embed["fields"][0]["value"].splitlines()
+    shown = history_entries(history)[0].lines
     assert shown[1:3] == [
         "Recovery roll made this round",
         "Unconscious recovery roll · entered by hand: ⬜ ⚪  1 Hit · 1 Miss",
@@ -88,7 +81,7 @@ async def test_U_3_an_undone_last_gasp_death_is_rollable_again_exactly_once(harn
     died = await harness.run(harness.owner, "recover", character="Roryn", faces="M")
     assert lines(died)[:2] == ["**The Last Gasp fails: Roryn is dead.**", "VIT -2 · Dying → Dead"]
     history = await harness.run(harness.owner, "history", character="Roryn")
-    assert history.embed["fields"][0]["value"].splitlines()[1] == "VIT -2 · Dying → Dead"
+    assert history_entries(history)[0].lines[1] == "VIT -2 · Dying → Dead"
 
     said = await undo(harness, "recover")
     assert said[1] == "VIT -2 · Dead → Dying"
@@ -175,9 +168,7 @@ async def test_V_7_a_retirement_names_vit_and_state_though_vit_did_not_move(harn
     result = await harness.run(harness.owner, "emotion", character="Roryn", emotion="fear")
     assert lines(result)[1] == "VIT 3 · Up → Retired · Stress 2 → 3"
     history = await harness.run(harness.owner, "history", character="Roryn")
-    assert history.embed["fields"][0]["value"].splitlines()[2] == (
-        "VIT 3 · Up → Retired · Stress 2 → 3"
-    )
+    assert history_entries(history)[0].lines[2] == ("VIT 3 · Up → Retired · Stress 2 → 3")
 
 
 async def test_E_6_a_recovery_roll_in_breakdown_shows_the_breakdown_line(harness):
@@ -196,10 +187,10 @@ async def test_R_6_no_waiting_advantage_for_a_character_the_last_gasp_killed(har
     await harness.add_character("Roryn", res=2, vit=-2, advantage=True)
     died = await harness.run(harness.gm, "recover", character="Roryn", faces="M")
     assert lines(died)[0] == "**The Last Gasp fails: Roryn is dead.**"
-    assert "waits for the next recovery roll" not in died.embed["description"]
+    assert "waits for the next recovery roll" not in died.card.body
     await harness.add_character("Sera", res=2, vit=-2, advantage=True)
     lived = await harness.run(harness.gm, "recover", character="Sera", faces="C")
-    assert "waits for the next recovery roll" in lived.embed["description"]
+    assert "waits for the next recovery roll" in lived.card.body
 
 
 async def test_U_3_R_8_the_undo_of_a_roll_offers_the_roll_again_in_one_click(harness):
@@ -210,13 +201,11 @@ async def test_U_3_R_8_the_undo_of_a_roll_offers_the_roll_again_in_one_click(har
     await harness.run(harness.owner, "damage", character="Roryn", amount=10)
     await harness.run(harness.owner, "recover", character="Roryn", faces="M H")
     undone = await harness.run(harness.gm, "undo", character="Roryn")
-    offered = {
-        button["label"]: button for row in undone.reply.components for button in row["components"]
-    }
+    offered = {button.label: button for button in undone.card.buttons}
     assert set(offered) == {"Recovery roll", "Odds"}
-    assert not offered["Recovery roll"].get("disabled")
+    assert not offered["Recovery roll"].disabled
     harness.script("C H")
-    rolled = await harness.click(harness.owner, undone.reply, offered["Recovery roll"]["custom_id"])
+    rolled = await harness.click(harness.owner, undone.reply, offered["Recovery roll"].custom_id)
     assert not rolled.ephemeral
     assert lines(rolled)[0] == "**Roryn wakes up! One Crit: VIT 1/10.**"
 
@@ -228,5 +217,5 @@ async def test_U_3_an_undo_that_changes_nothing_down_offers_no_roll(harness):
     await harness.start_combat(["Roryn"])
     await harness.run(harness.owner, "emotion", character="Roryn", emotion="fear")
     undone = await harness.run(harness.gm, "undo", character="Roryn")
-    labels = [button["label"] for row in undone.reply.components for button in row["components"]]
+    labels = [button.label for button in undone.card.buttons]
     assert labels == ["Odds"]

@@ -4,26 +4,17 @@ due only when one may be made now), S-4a, S-5 outside combat, S-9, H-5, F-1, H-4
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from bot.offline import Message
+from bot.offline.layout import Button
 from rules.models import State
-from tests.discord.conftest import Harness, assert_refused
+from tests.discord.conftest import Harness, assert_refused, lines
 
 
-def lines(result: Any) -> list[str]:
-    return result.embed["description"].splitlines()
-
-
-def buttons(message: Message) -> dict[str, dict[str, Any]]:
-    """label -> the button as sent (custom id, style, disabled)."""
-    return {
-        button["label"]: button
-        for row in message.components
-        for button in row.get("components", [])
-    }
+def buttons(message: Message) -> dict[str, Button]:
+    """label -> the button as a member sees it (custom id, style, disabled)."""
+    return {button.label: button for button in message.card.buttons}
 
 
 async def board_lines(harness: Harness) -> list[str]:
@@ -32,7 +23,7 @@ async def board_lines(harness: Harness) -> list[str]:
     async with harness.db.transaction(harness.guild.id, read_only=True) as uow:
         board = await uow.board(harness.guild.channel_id)
     message = harness.driver.channel_messages[board.message_id]
-    return message.embed["description"].splitlines()
+    return message.card.lines
 
 
 # --- R-8: /turn ----------------------------------------------------------------------------------
@@ -80,17 +71,17 @@ async def test_R_8_a_critical_roll_bleeding_into_dying_offers_no_live_last_gasp(
     shown = buttons(result.reply)
     assert set(shown) == {"Last Gasp next round", "Odds"}
     button = shown["Last Gasp next round"]
-    assert button["disabled"] is True
-    assert button["custom_id"] == f"lg:recover:{row_id}:-2:2"
+    assert button.disabled is True
+    assert button.custom_id == f"lg:recover:{row_id}:-2:2"
     # An old enabled button with that id (a click Discord may still send) is refused privately.
     before = await harness.snapshot()
     harness.script("C")
-    old = await harness.click(harness.owner, result.reply, button["custom_id"])
+    old = await harness.click(harness.owner, result.reply, button.custom_id)
     assert_refused(old, "already made its recovery roll this round")
     assert await harness.snapshot() == before
     # Next round the Last Gasp is due: /damage's fall to Dying would offer it live again.
     await harness.run(harness.gm, "round")
-    rolled = await harness.click(harness.owner, result.reply, button["custom_id"])
+    rolled = await harness.click(harness.owner, result.reply, button.custom_id)
     assert "A Crit on the Last Gasp" in lines(rolled)[0]
 
 
@@ -100,7 +91,7 @@ async def test_R_8_outside_combat_the_gms_roll_offers_the_last_gasp_live(harness
     result = await harness.run(harness.gm, "recover", character="Roryn")
     assert "now Dying at VIT -2" in lines(result)[0]
     button = buttons(result.reply)["Roll the Last Gasp"]
-    assert not button.get("disabled")
+    assert not button.disabled
 
 
 # --- R-8: the status board ------------------------------------------------------------------------
@@ -241,7 +232,7 @@ async def test_H_4_waking_loses_the_unused_advantage(harness):
     assert (await harness.sheet("Roryn")).advantage
     woke = await harness.run(harness.owner, "heal", character="Roryn", amount=2)
     assert lines(woke)[0] == "**Roryn wakes up at VIT 2/10.**"
-    assert woke.embed["footer"]["text"].startswith("advantage lost on waking")
+    assert woke.card.small.startswith("advantage lost on waking")
     sheet = await harness.sheet("Roryn")
     assert (sheet.state, sheet.advantage) == (State.UP, False)
 

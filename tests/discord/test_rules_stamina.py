@@ -13,7 +13,7 @@ def harness(any_harness):
 
 
 def lines(result) -> list[str]:
-    return result.embed["description"].splitlines()
+    return result.card.body.splitlines()
 
 
 async def react(harness, name: str = "Roryn") -> list[str]:
@@ -36,7 +36,7 @@ async def test_S_5_the_first_reaction_of_the_next_fight_costs_1(harness):
     assert (await react(harness))[1] == "Stamina 9/12 → 6/12"
     ended = await harness.run(harness.gm, "combat end")
     assert lines(ended)[1] == "Roryn leaves the fight; reactions cost 1 Stamina again."
-    assert ended.embed["footer"]["text"] == "Rules: C-2 · S-5"
+    assert ended.card.small == "Rules: C-2 · S-5"
     assert (await harness.sheet("Roryn")).reactions_taken == 0
     await harness.run(harness.owner, "rest", character="Roryn", kind="respite")
     await harness.run(harness.gm, "combat start")
@@ -51,8 +51,8 @@ async def test_S_5_joining_a_combat_starts_the_count_fresh(harness):
     await harness.add_character("Roryn", reactions_taken=3)
     await harness.run(harness.gm, "combat start")
     joined = await harness.run(harness.owner, "combat add", character="Roryn")
-    assert joined.embed["description"].splitlines()[1] == "Its next reaction costs 1 Stamina."
-    assert joined.embed["footer"]["text"] == "Rules: C-2 · S-5"
+    assert joined.card.body.splitlines()[1] == "Its next reaction costs 1 Stamina."
+    assert joined.card.small == "Rules: C-2 · S-5"
     assert (await react(harness))[0] == (
         "**Roryn reacts for 1 Stamina; the next reaction costs 2.**"
     )
@@ -64,10 +64,10 @@ async def test_S_5_leaving_a_combat_starts_the_count_fresh(harness):
     await react(harness)
     await react(harness)
     left = await harness.run(harness.owner, "combat remove", character="Roryn")
-    assert left.embed["description"] == (
+    assert left.card.body == (
         "**Roryn leaves the combat in this channel (round 1).**\nIts next reaction costs 1 Stamina."
     )
-    assert left.embed["footer"]["text"] == "Rules: C-2 · S-5"
+    assert left.card.small == "Rules: C-2 · S-5"
     sheet = await harness.sheet("Roryn")
     assert (sheet.reactions_taken, sheet.stamina) == (0, 5)
     [event] = await harness.history("Roryn", bookkeeping=True, limit=1)
@@ -82,7 +82,7 @@ async def test_S_5_the_count_resets_at_the_start_of_the_turn_by_default(harness)
     await harness.run(harness.gm, "round")  # reaction_reset: turn — a round resets nothing
     assert (await react(harness))[0].endswith("for 3 Stamina; the next reaction costs 4.**")
     turn = await harness.run(harness.owner, "turn", character="Roryn")
-    assert turn.embed["footer"]["text"] == "reaction cost back to 1 · Rules: S-5 · C-3"
+    assert turn.card.small == "reaction cost back to 1 · Rules: S-5 · C-3"
     assert (await harness.sheet("Roryn")).reactions_taken == 0
 
 
@@ -96,7 +96,7 @@ async def test_S_5_with_reaction_reset_round_a_round_resets_the_count(harness):
     assert (await harness.sheet("Roryn")).reactions_taken == 0
     await harness.update("Roryn", reactions_taken=2)
     turn = await harness.run(harness.owner, "turn", character="Roryn")
-    assert turn.embed["footer"]["text"] == "Rules: C-3"  # the turn resets nothing then
+    assert turn.card.small == "Rules: C-3"  # the turn resets nothing then
     assert (await harness.sheet("Roryn")).reactions_taken == 2
 
 
@@ -118,7 +118,7 @@ async def test_S_2_a_d8_character_carries_two_wounds(harness):
     """The issue's case: a wound at d6 was refused, so a d8 character could not carry two."""
     await harness.add_character("Roryn", con_base=8)
     first = await harness.run(harness.gm, "wound", character="Roryn")
-    assert first.embed["title"] == "🟢 Roryn · CON wound"
+    assert first.card.title == "🟢 Roryn · CON wound"
     assert lines(first) == [
         "**Roryn takes a CON wound (1 wound): CON d6, Stamina 6/6.**",
         "Stamina 8/8 → 6/6 · CON d8 → d6 · CON wounds 0 → 1",  # S-2: above the maximum, drops
@@ -155,7 +155,7 @@ async def test_S_2_a_wound_at_d12_steps_down_one_size(harness):
 async def test_S_3_recovering_a_wound_below_the_floor_keeps_d6(harness):
     await harness.add_character("Roryn", con_base=8, con_wounds=2, stamina=3)
     first = await harness.run(harness.gm, "wound", character="Roryn", recover=True)
-    assert first.embed["title"] == "🟢 Roryn · CON wound recovered"
+    assert first.card.title == "🟢 Roryn · CON wound recovered"
     assert lines(first) == [
         "**Roryn recovers a CON wound (1 wound left); its CON die stays d6.**",
         "CON wounds 2 → 1",

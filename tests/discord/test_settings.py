@@ -17,6 +17,7 @@ from rules.models import (
     RuleIds,
 )
 from tests.discord._table_helpers import public, refused
+from tests.discord.conftest import history_entries
 
 
 async def settings_of(harness, guild=None) -> GuildSettings:
@@ -31,8 +32,9 @@ async def settings_events(harness) -> list:
 
 
 async def test_show_is_for_everyone(harness):
-    embed = public(await harness.run(harness.player, "settings show"))
-    assert embed["description"].splitlines() == [
+    card = public(await harness.run(harness.player, "settings show"))
+    assert card.title == "Settings"
+    assert card.lines == [
         # each value, then what it means at the table (docs/rules.md, Guild settings)
         "**gm_role**: none (Manage Server) (P-1)",
         "-# members with Manage Server are GMs",
@@ -55,7 +57,7 @@ async def test_show_is_for_everyone(harness):
         "**rule_ids**: footer (replies)",
         "-# up to three rule IDs under each result",
     ]
-    assert embed["footer"]["text"] == "The GM changes them with /settings set."
+    assert card.small == "The GM changes them with /settings set."
 
 
 async def test_set_every_setting_as_gm_and_log_it(harness):
@@ -73,9 +75,9 @@ async def test_set_every_setting_as_gm_and_log_it(harness):
         emotion_threshold=6,
         rule_ids="off",
     )
-    embed = public(result)
-    assert embed["title"] == "Settings changed"
-    assert embed["description"].splitlines() == [
+    card = public(result)
+    assert card.title == "Settings changed"
+    assert card.lines == [
         # each change, then what the new value means
         f"**gm_role**: none (Manage Server) → <@&{harness.guild.roles['GM']}> (P-1)",
         "-# members with this role are GMs, as are those with Manage Server",
@@ -111,7 +113,7 @@ async def test_set_every_setting_as_gm_and_log_it(harness):
         rule_ids=RuleIds.OFF,
     )
     # /settings show lists what was set
-    shown = public(await harness.run(harness.player, "settings show"))["description"]
+    shown = public(await harness.run(harness.player, "settings show")).body
     assert "**dying_damage**: kills (V-8)" in shown
     assert "**last_gasp_advantage**: no (R-6)" in shown
     assert "**rule_ids**: off (replies)" in shown
@@ -130,7 +132,7 @@ async def test_gm_role_makes_gms_and_everyone_clears_it(harness):
     public(await harness.run(harness.gm_role, "settings set", death_rule="instant"))  # P-1
     assert (await settings_of(harness)).death_rule is DeathRule.INSTANT
     everyone = await harness.run(harness.gm, "settings set", gm_role=str(harness.guild.id))
-    assert "→ none (Manage Server)" in public(everyone)["description"]
+    assert "→ none (Manage Server)" in public(everyone).body
     assert (await settings_of(harness)).gm_role_id is None
     refused(await harness.run(harness.gm_role, "settings set", death_rule="thresholds"), "P-3")
 
@@ -209,23 +211,23 @@ async def test_settings_schema(harness):
 async def test_rule_ids_off_removes_the_rule_footer(harness):
     await harness.add_character("Roryn", vit=1)
     shown = public(await harness.run(harness.owner, "damage", character="Roryn", amount=1))
-    assert shown["footer"]["text"] == "Rules: H-1 · V-2 · V-7"
+    assert shown.small == "Rules: H-1 · V-2 · V-7"
     public(await harness.run(harness.gm, "settings set", rule_ids="off"))
     hidden = public(await harness.run(harness.owner, "heal", character="Roryn", amount=1))
-    assert "footer" not in hidden  # the rules were the footer's only content
+    assert hidden.small is None  # the rules were the small line's only content
     await harness.update("Roryn", reactions_taken=2)
     turn = public(await harness.run(harness.owner, "turn", character="Roryn"))
-    assert turn["footer"]["text"] == "reaction cost back to 1"  # bookkeeping stays
+    assert turn.small == "reaction cost back to 1"  # bookkeeping stays
     # /history still lists every rule (docs/commands.md: the full list there)
     history = await harness.run(harness.owner, "history", character="Roryn")
-    assert "Rules: H-2" in history.embed["fields"][0]["value"]
+    assert "Rules: H-2" in history_entries(history)[0].text
 
 
 async def test_dying_damage_kills_through_the_setting_V_8(harness):
     await harness.add_character("Roryn", vit=-3)
     public(await harness.run(harness.gm, "settings set", dying_damage="kills"))
-    embed = public(await harness.run(harness.owner, "damage", character="Roryn", amount=1))
-    assert embed["description"].splitlines()[:2] == [
+    card = public(await harness.run(harness.owner, "damage", character="Roryn", amount=1))
+    assert card.lines[:2] == [
         "**Roryn dies: on this server any damage to a Dying character kills.**",
         "VIT -3 → -4 · Dying → Dead",
     ]
@@ -236,6 +238,6 @@ async def test_last_gasp_advantage_no_through_the_setting_R_6(harness):
     await harness.add_character("Roryn", vit=-2, advantage=True)
     public(await harness.run(harness.gm, "settings set", last_gasp_advantage="no"))
     harness.script("C")  # one die, no reroll
-    embed = public(await harness.run(harness.gm, "recover", character="Roryn"))
-    assert "Last Gasp: 💥  1 Crit" in embed["description"].splitlines()
+    card = public(await harness.run(harness.gm, "recover", character="Roryn"))
+    assert "Last Gasp: 💥  1 Crit" in card.lines
     assert (await harness.sheet("Roryn")).advantage  # it waits for the next recovery roll

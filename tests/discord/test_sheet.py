@@ -16,6 +16,8 @@ from sqlalchemy import select
 from bot.db.tables import characters, events
 from bot.failures import EXPIRED, SOMETHING_WENT_WRONG
 from bot.offline import Attachment
+from bot.offline.layout import seen
+from bot.render.card import TEXT_LIMIT
 from bot.render.common import INFO_COLOUR
 from bot.services import sheet as sheet_service
 from bot.services.sheet import EXPORT_FORMAT, MAX_IMPORT_BYTES
@@ -48,11 +50,13 @@ async def logged(harness, command: str) -> list:
 
 async def test_create_with_defaults_is_public_logged_and_selected(harness):
     result = await harness.run(harness.owner, "character create", name="  Roryn ")
-    embed = public(result)
-    assert embed["title"] == "🟢 Roryn · Created"
-    assert embed["description"] == (
-        f"**Roryn joins the table.**\nOwner <@{harness.owner.user_id}> · **Up**"
-    )
+    card = public(result)
+    assert card.title == "🟢 Roryn · Created"
+    assert card.lines[:3] == [  # the headline, the owner line, then the sheet's rows at once
+        "**Roryn joins the table.**",
+        f"Owner <@{harness.owner.user_id}> · **Up**",
+        "**Vitality** · VIT 10/10 · RES 2",
+    ]
     sheet = await harness.sheet("Roryn")
     assert (sheet.owner_id, sheet.vit, sheet.max_vit, sheet.res) == (
         harness.owner.user_id,
@@ -156,8 +160,8 @@ async def test_a_character_option_longer_than_a_name_is_refused_short(harness):
 
 async def test_names_are_escaped_and_never_ping(harness):
     result = await harness.run(harness.owner, "character create", name="@everyone *Bo*")
-    embed = public(result)
-    assert "\\@everyone \\*Bo\\*" in embed["title"]  # escaped: no mention, no italics
+    card = public(result)
+    assert "\\@everyone \\*Bo\\*" in card.title  # escaped: no mention, no italics
 
 
 # --- show, list ----------------------------------------------------------------------------
@@ -167,33 +171,31 @@ async def test_show_is_private_by_default_and_public_on_request(harness):
     await harness.add_character("Roryn")
     await harness.select(harness.owner, "Roryn")
     mine = await harness.run(harness.owner, "character show")
-    assert mine.ephemeral and mine.embed["title"] == "🟢 Roryn"
+    assert mine.ephemeral and mine.card.title == "🟢 Roryn"
     other = await harness.run(harness.player, "character show", character="roryn", public=True)
-    assert public(other)["title"] == "🟢 Roryn"
+    assert public(other).title == "🟢 Roryn"
     assert "VIT 10/10" in other.text()
 
 
 async def test_a_sheet_fits_in_about_ten_lines(harness):
-    """docs/commands.md: a sheet in about ten lines, inline fields; what is due on top."""
+    """A sheet in about ten lines (bot/render/sheet.py): what is due on top, then one
+    labelled row for each part."""
     await harness.add_character("Roryn", vit=-1, anger=2, stress=1, con_wounds=1)
-    embed = (await harness.run(harness.owner, "character show", character="Roryn")).embed
-    assert embed["description"].splitlines() == [
+    card = (await harness.run(harness.owner, "character show", character="Roryn")).card
+    assert card.title == "🟠 Roryn"
+    assert card.lines == [
         f"Owner <@{harness.owner.user_id}> · **Critical**",
         "Due at its next turn: a recovery roll of 1 die (R-3).",
+        # one labelled row each (bot/render/sheet.py)
+        "**Vitality** · VIT -1/10 · RES 2",
+        "**Stamina** · 6/6 · CON d6 (1 wound) · next reaction costs 1",
+        "**Injury** · -8 on Action Rolls · -2 on Reaction Rolls",
+        "**Emotions** · Anger 2/4 · Fear 0/4 · Sadness 0/4 · Guilt 0/4",
+        "**Stress** · 1",
+        "**Abilities** · Humility +0 · Composure +0 · Insight +0",
     ]
-    fields = {f["name"]: f["value"] for f in embed["fields"]}
-    assert all(f["inline"] for f in embed["fields"])
-    assert fields == {
-        "Vitality": "VIT -1/10\nRES 2",
-        "Stamina": "6/6 · CON d6 (1 wound)\nnext reaction costs 1",
-        "Injury": "-8 on Action Rolls\n-2 on Reaction Rolls",
-        "Emotions": "Anger 2/4 · Fear 0/4\nSadness 0/4 · Guilt 0/4",
-        "Stress": "1",
-        "Abilities": "Humility +0\nComposure +0\nInsight +0",
-    }
-    # two rows of three inline fields: the tallest of each row, plus the description
-    tallest = [max(v.count("\n") + 2 for v in list(fields.values())[i : i + 3]) for i in (0, 3)]
-    assert len(embed["description"].splitlines()) + sum(tallest) <= 12
+    # the title, the lines and the rows, and the flags' small line if any
+    assert card.markdown.count("\n") + 1 <= 12
 
 
 async def test_show_refusals(harness):
@@ -206,31 +208,34 @@ async def test_list_shows_this_guild_only(harness):
     await harness.add_character("Roryn")
     await harness.add_character("Bo", owner=harness.player, vit=-1)
     await harness.add_character("Zed", owner=harness.outsider)
-    embed = public(await harness.run(harness.player, "character list"))
-    assert embed["description"].splitlines() == [
+    card = public(await harness.run(harness.player, "character list"))
+    assert card.title == "Characters"
+    assert card.lines == [
         f"🟠 Bo · Critical · VIT -1/10 · Stamina 8/8 · <@{harness.player.user_id}>",
         f"🟢 Roryn · Up · VIT 10/10 · Stamina 8/8 · <@{harness.owner.user_id}>",
     ]
-    assert embed["footer"]["text"] == "2 characters"
+    assert card.small == "2 characters"
     elsewhere = public(await harness.run(harness.outsider, "character list"))
-    assert elsewhere["description"].startswith("🟢 Zed")
-    assert "Roryn" not in elsewhere["description"]
+    assert elsewhere.body.startswith("🟢 Zed")
+    assert "Roryn" not in elsewhere.markdown
 
 
 async def test_a_long_list_keeps_whole_lines_and_counts_the_rest(harness):
     for i in range(60):
         await harness.add_character(f"{'Wanderer of the long road':.28} {i:03}")
-    embed = public(await harness.run(harness.owner, "character list"))
-    lines = embed["description"].splitlines()
-    assert len(embed["description"]) <= 4096 and embed["footer"]["text"] == "60 characters"
+    card = public(await harness.run(harness.owner, "character list"))
+    lines = card.lines
+    # Discord's limit on a layout message's text, every text display together
+    assert sum(len(text) for text in card.texts) <= TEXT_LIMIT
+    assert card.small == "60 characters"
     shown = len(lines) - 1
     assert 0 < shown < 60 and lines[-1] == f"… and {60 - shown} more"
     assert all(line.startswith("🟢 Wanderer") for line in lines[:-1])
 
 
 async def test_list_when_empty(harness):
-    embed = public(await harness.run(harness.owner, "character list"))
-    assert "/character create" in embed["description"]
+    card = public(await harness.run(harness.owner, "character list"))
+    assert "/character create" in card.body and card.small is None
 
 
 # --- select --------------------------------------------------------------------------------
@@ -241,8 +246,8 @@ async def test_select_own_or_any_as_gm(harness):
     await harness.add_character("Ila")
     selected = await harness.run(harness.owner, "character select", character="ila")
     assert selected.ephemeral  # it matters to its asker only
-    assert selected.embed["title"] == "🟢 Ila · Selected"
-    assert selected.embed["description"] == (
+    assert selected.card.title == "🟢 Ila · Selected"
+    assert selected.card.body == (
         "**Ila is now your active character:** commands without `character` act on it."
     )
     assert await active_name(harness, harness.owner) == "Ila"
@@ -262,8 +267,8 @@ async def test_select_refusals(harness):
 
 async def test_edit_by_owner_and_gm(harness):
     await harness.add_character("Roryn", max_vit=12)
-    embed = public(await harness.run(harness.owner, "character edit", character="Roryn", max_vit=8))
-    assert "max VIT 12 → 8" in embed["description"]
+    card = public(await harness.run(harness.owner, "character edit", character="Roryn", max_vit=8))
+    assert "max VIT 12 → 8" in card.body
     assert (await harness.sheet("Roryn")).vit == 8  # clamped to the new maximum
     public(await harness.run(harness.gm, "character edit", character="Roryn", name="Ro", con="d12"))
     sheet = await harness.sheet("Ro")
@@ -294,11 +299,11 @@ async def test_edit_refusals_change_nothing(harness):
 
 async def test_set_is_the_gms(harness):
     await harness.add_character("Roryn")
-    embed = public(
+    card = public(
         await harness.run(harness.gm, "character set", character="Roryn", vit=-1, stress=2)
     )
-    assert "VIT 10 → -1 · Up → Critical" in embed["description"]
-    assert "Stress 0 → 2" in embed["description"]
+    assert "VIT 10 → -1 · Up → Critical" in card.body
+    assert "Stress 0 → 2" in card.body
     await harness.settings(gm_role_id=harness.guild.roles["GM"])
     public(await harness.run(harness.gm_role, "character set", character="Roryn", anger=2))
     sheet = await harness.sheet("Roryn")
@@ -338,7 +343,7 @@ async def test_delete_asks_then_deletes_on_confirm(harness):
     row = await harness.row("Roryn")
     before = await harness.snapshot()
     asked = await harness.run(harness.owner, "character delete", character="Roryn")
-    assert asked.ephemeral and asked.reply.content == (
+    assert asked.ephemeral and asked.reply.card.body == (
         "Delete **Roryn** for good? Its history stays in the log."
     )
     confirm, cancel = asked.reply.custom_ids()
@@ -351,15 +356,16 @@ async def test_delete_asks_then_deletes_on_confirm(harness):
     shown = copy.deepcopy(asked.reply)  # as a client that misses the edit keeps showing it
     done = await harness.click(harness.owner, asked.reply, confirm)
     update = done.requests[0].payload
-    assert update["type"] == 7 and update["data"]["components"] == []
-    assert update["data"]["content"] == "Deleted **Roryn**."
+    assert update["type"] == 7  # the question itself becomes the answer, its buttons gone
+    answer = seen(update["data"]["components"])
+    assert answer.body == "Deleted **Roryn**." and answer.buttons == ()
     announced = done.messages[-1]
     assert not announced.ephemeral
-    assert announced.embed["title"] == "🟢 Roryn · Deleted"
-    assert announced.embed["description"] == (
+    assert announced.card.title == "🟢 Roryn · Deleted"
+    assert announced.card.body == (
         "**Roryn leaves the table: deleted.**\nIts history stays in the log (the GM's /history)."
     )
-    assert announced.embed["color"] == INFO_COLOUR  # a notice, not the character's state
+    assert announced.card.colour == INFO_COLOUR  # a notice, not the character's state
     assert await names(harness) == []
     [event] = await logged(harness, "character delete")
     assert event.sheet_before["name"] == "Roryn" and event.sheet_after is None
@@ -378,10 +384,10 @@ async def test_delete_times_out_and_keeps_the_character(harness):
     shown = copy.deepcopy(asked.reply)
     for _ in range(100):
         await asyncio.sleep(0.01)
-        if "was kept" in harness.driver.messages[asked.reply.id].content:
+        if "was kept" in harness.driver.messages[asked.reply.id].card.body:
             break
     message = harness.driver.messages[asked.reply.id]
-    assert message.content == "No answer: **Roryn** was kept." and message.components == []
+    assert message.card.body == "No answer: **Roryn** was kept." and message.card.buttons == ()
     assert await names(harness) == ["Roryn"]
 
     # The buttons expired with the question.
@@ -418,7 +424,7 @@ async def test_a_failing_button_is_answered_and_logged(harness, monkeypatch, cap
     monkeypatch.setattr(sheet_service, "delete_character", broken)
     with caplog.at_level(logging.ERROR, logger="lastgasp.errors"):
         failed = await harness.click(harness.owner, asked.reply, button(asked.reply, "confirm"))
-    assert failed.ephemeral and failed.reply.content == SOMETHING_WENT_WRONG
+    assert failed.ephemeral and failed.reply.card.body == SOMETHING_WENT_WRONG
     [record] = [r for r in caplog.records if r.name == "lastgasp.errors"]
     assert record.getMessage().startswith("button delete:confirm failed (guild ")
     assert record.exc_info[0] is ZeroDivisionError
@@ -457,9 +463,9 @@ async def test_revive_is_the_gms(harness):
     refused(await harness.run(harness.owner, "character revive", character="Roryn"), "P-3")
     refused(await harness.run(harness.outsider, "character revive", character="Roryn"), NOT_HERE)
     assert (await harness.sheet("Roryn")).dead
-    embed = public(await harness.run(harness.gm, "character revive", character="Roryn"))
-    assert embed["title"] == "🟢 Roryn · Revived"
-    assert embed["description"].splitlines()[:2] == [
+    card = public(await harness.run(harness.gm, "character revive", character="Roryn"))
+    assert card.title == "🟢 Roryn · Revived"
+    assert card.lines[:2] == [
         "**Roryn is back: Up at VIT 1/10.**",
         "VIT -3 → 1 · Dead → Up",  # V-5
     ]
@@ -490,11 +496,11 @@ async def test_give_hands_a_character_over_as_a_change_undone_by_undo_U_2(any_ha
     harness = any_harness
     await harness.add_character("Roryn", vit=4, logged=True)
     given = await harness.run(harness.gm, "character give", character="Roryn", to=harness.player)
-    embed = public(given)  # public() checks that no mention may ping
+    card = public(given)  # public() checks that no mention may ping
     player = f"<@{harness.player.user_id}>"
-    assert embed["title"].endswith("Roryn · Changes hands")
-    assert embed["description"].startswith(f"**Roryn now belongs to {player}.**")
-    assert f"Owner <@{harness.owner.user_id}> → {player}" in embed["description"]
+    assert card.title.endswith("Roryn · Changes hands")
+    assert card.body.startswith(f"**Roryn now belongs to {player}.**")
+    assert f"Owner <@{harness.owner.user_id}> → {player}" in card.body
     assert (await harness.sheet("Roryn")).owner_id == harness.player.user_id
     assert await owner_column(harness, "Roryn") == harness.player.user_id
     # the new owner acts on it; the old one no longer may (P-2)
@@ -507,7 +513,7 @@ async def test_give_hands_a_character_over_as_a_change_undone_by_undo_U_2(any_ha
     assert "character give" in history.text()
     public(await harness.run(harness.gm, "undo", character="Roryn"))  # the damage
     undone = await harness.run(harness.gm, "undo", character="Roryn")  # the give
-    assert f"Owner {player} → <@{harness.owner.user_id}>" in public(undone)["description"]
+    assert f"Owner {player} → <@{harness.owner.user_id}>" in public(undone).body
     assert (await harness.sheet("Roryn")).owner_id == harness.owner.user_id
     assert await owner_column(harness, "Roryn") == harness.owner.user_id
 
@@ -537,9 +543,10 @@ async def exported(harness) -> tuple[object, bytes]:
     original = await harness.update("Roryn", vit=-2, anger=3, stress=1, advantage=True)
     result = await harness.run(harness.owner, "character export", character="Roryn")
     assert result.ephemeral
-    assert result.reply.content == "**Roryn**'s sheet. Bring it back with /character import."
+    assert result.reply.card.body == "**Roryn**'s sheet. Bring it back with /character import."
     [(filename, data)] = result.reply.files
     assert filename == "Roryn.json"
+    assert result.card.files == ("Roryn.json",)  # offered in the card (a file component)
     document = json.loads(data)
     assert document["format"] == EXPORT_FORMAT and document["version"] == 1
     assert document["sheet"] == original.model_dump(mode="json")
@@ -551,8 +558,8 @@ async def exported(harness) -> tuple[object, bytes]:
 async def test_the_gms_import_round_trips_the_state_but_no_flag_P_6(harness):
     original, data = await exported(harness)
     imported = await harness.run(harness.gm, "character import", file=Attachment("R.json", data))
-    assert public(imported)["title"] == "🟠 Roryn · Imported"
-    assert public(imported)["description"].startswith("**Roryn joins the table.**\n")
+    assert public(imported).title == "🟠 Roryn · Imported"
+    assert public(imported).body.startswith("**Roryn joins the table.**\n")
     expected = original.update(owner_id=harness.gm.user_id, advantage=False)  # flags never
     assert await harness.sheet("Roryn") == expected
     [event] = await logged(harness, "character import")
@@ -562,10 +569,10 @@ async def test_the_gms_import_round_trips_the_state_but_no_flag_P_6(harness):
 async def test_a_players_import_takes_the_build_and_starts_fresh_P_6(harness):
     original, data = await exported(harness)
     imported = await harness.run(harness.owner, "character import", file=Attachment("R.json", data))
-    embed = public(imported)
-    assert embed["title"] == "🟢 Roryn · Imported"
-    assert embed["description"].startswith("**Roryn joins the table.**\n")
-    assert embed["description"].splitlines()[-1] == (
+    card = public(imported)
+    assert card.title == "🟢 Roryn · Imported"
+    assert card.body.startswith("**Roryn joins the table.**\n")
+    assert card.texts[0].splitlines()[-1] == (  # the last line above the sheet's rows
         "A player's import starts the state fresh, as at creation (P-6): VIT, Stress, Anger; "
         "the GM's import keeps them."
     )
@@ -654,7 +661,7 @@ async def test_import_under_another_name_fixes_a_clash_P_6(harness):
     result = await harness.run(
         harness.player, "character import", file=Attachment("r.json", data), name="Roryn II"
     )
-    assert public(result)["description"].startswith("**Roryn II joins the table.**\n")
+    assert public(result).body.startswith("**Roryn II joins the table.**\n")
     assert await names(harness) == ["Roryn", "Roryn II"]
     copy_ = await harness.sheet("Roryn II")
     assert (copy_.owner_id, copy_.max_vit) == (harness.player.user_id, 12)

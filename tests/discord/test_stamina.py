@@ -8,7 +8,7 @@ import pytest
 
 from bot.render.common import FAILURE_COLOUR, STATE_COLOURS
 from rules.models import Emotion, State
-from tests.discord.conftest import assert_refused
+from tests.discord.conftest import assert_refused, history_entries
 
 
 async def unchanged(harness, name, before):
@@ -17,7 +17,7 @@ async def unchanged(harness, name, before):
 
 
 def lines(result) -> list[str]:
-    return result.embed["description"].splitlines()
+    return result.card.lines
 
 
 # /turn (C-3)
@@ -27,9 +27,9 @@ async def test_turn_resets_the_reaction_cost_C_3(harness):
     await harness.add_character("Roryn", reactions_taken=2)
     result = await harness.run(harness.owner, "turn", character="Roryn")
     assert not result.ephemeral
-    assert result.embed["title"] == "🟢 Roryn · Start of turn"
+    assert result.card.title == "🟢 Roryn · Start of turn"
     assert lines(result) == ["**Roryn's turn begins: the next reaction costs 1.**"]
-    assert result.embed["footer"]["text"] == "reaction cost back to 1 · Rules: S-5 · C-3"
+    assert result.card.small == "reaction cost back to 1 · Rules: S-5 · C-3"
     assert (await harness.sheet("Roryn")).reactions_taken == 0
     # U-2: bookkeeping, logged but not a change
     assert await harness.history("Roryn") == []
@@ -52,8 +52,8 @@ async def test_turn_reminds_a_downed_character_to_roll_C_3(harness, vit, state, 
     assert lines(result) == [
         f"**Roryn is {state.value}: {roll} is due now, at the start of its turn (/recover).**"
     ]
-    assert result.embed["color"] == STATE_COLOURS[state]
-    assert result.embed["footer"]["text"] == f"Rules: S-5 · {rule} · C-3"  # not in the headline
+    assert result.card.colour == STATE_COLOURS[state]
+    assert result.card.small == f"Rules: S-5 · {rule} · C-3"  # not in the headline
 
 
 async def test_turn_permissions_P_4(harness):
@@ -71,12 +71,12 @@ async def test_act_early_once_per_round_in_combat_S_4(harness):
     await harness.start_combat(["Roryn"])
     result = await harness.run(harness.owner, "early", character="Roryn")
     assert not result.ephemeral
-    assert result.embed["title"] == "🟢 Roryn · Acts early"
+    assert result.card.title == "🟢 Roryn · Acts early"
     assert lines(result) == [
         "**Roryn acts before the enemy this round, for 1 Stamina.**",
         "Stamina 8/8 → 7/8",
     ]
-    assert result.embed["footer"]["text"] == "Rules: S-4"
+    assert result.card.small == "Rules: S-4"
     assert (await harness.sheet("Roryn")).early_this_round
     again = await harness.run(harness.owner, "early", character="Roryn")
     assert_refused(again, "already acts early this round", "(S-4)")
@@ -103,7 +103,7 @@ async def test_act_early_permissions(harness):
 async def test_reactions_cost_more_each_time_S_5(harness):
     await harness.add_character("Roryn", stamina=3)
     first = await harness.run(harness.owner, "react", character="Roryn", what="dodge")
-    assert first.embed["title"] == "🟢 Roryn · Reaction"
+    assert first.card.title == "🟢 Roryn · Reaction"
     assert lines(first) == [
         "**Roryn reacts (dodge) for 1 Stamina; the next reaction costs 2.**",
         "Stamina 3/8 → 2/8",
@@ -140,15 +140,15 @@ async def test_push_rolled_against_a_target_S_6(harness):
     result = await harness.run(
         harness.owner, "push", character="Roryn", amount=2, roll="1d8", target=6, what="climb"
     )
-    embed = result.embed
-    assert embed["title"] == "🟢 Roryn · Pushes a Check"
+    card = result.card
+    assert card.title == "🟢 Roryn · Pushes a Check"
     assert lines(result) == [
         "**Roryn pushes for +2: the Check succeeds (7 against 6).**",
         "Stamina 8/8 → 6/8",
         "Check (climb): `1d8` → 5, +2 push = 7 vs 6 ✓",  # the whole sum
         "The Stamina is spent whether the Check succeeds or not.",
     ]
-    assert embed["color"] == STATE_COLOURS[State.UP]
+    assert card.colour == STATE_COLOURS[State.UP]
 
 
 async def test_push_includes_the_injury_condition_H_3(harness):
@@ -162,8 +162,8 @@ async def test_push_includes_the_injury_condition_H_3(harness):
         "Stamina 8/8 → 6/8",
         "Check: `1d8` → 5, +2 push, -3 injury = 4 vs 6 ✗",  # every part of the sum
     ]
-    assert result.embed["color"] == FAILURE_COLOUR  # a failed check is never green
-    assert "H-3" in result.embed["footer"]["text"]
+    assert result.card.colour == FAILURE_COLOUR  # a failed check is never green
+    assert "H-3" in result.card.small
     assert (await harness.sheet("Roryn")).stamina == 6  # lost whether it succeeds or fails
 
 
@@ -214,7 +214,7 @@ async def test_spend_with_a_reason_S_7(harness):
         harness.owner, "spend", character="Roryn", amount=3, reason="Channel Casting"
     )
     assert not result.ephemeral
-    assert result.embed["title"] == "🟢 Roryn · Spends Stamina"
+    assert result.card.title == "🟢 Roryn · Spends Stamina"
     assert lines(result) == [
         "**Roryn spends 3 Stamina on Channel Casting.**",
         "Stamina 8/8 → 5/8",
@@ -228,7 +228,7 @@ async def test_spend_text_is_shown_literally(harness):
     result = await harness.run(
         harness.owner, "spend", character="Roryn", amount=1, reason="**loud** @everyone"
     )
-    description = result.embed["description"]
+    description = result.card.body
     assert "\\*\\*loud\\*\\* \\@everyone" in description  # escaped: no bold, no mention
 
 
@@ -241,7 +241,7 @@ async def test_history_shows_what_the_stamina_was_for_U_1(harness):
     )
     await harness.run(harness.owner, "push", character="Roryn", amount=2, what="climb @everyone")
     history = await harness.run(harness.owner, "history", character="Roryn")
-    push, spend = (field["value"].splitlines() for field in history.embed["fields"][:2])
+    push, spend = (field.lines for field in history_entries(history)[:2])
     assert push[1:3] == ["for “climb \\@everyone”", "Stamina 7/8 → 5/8"]
     assert spend[1:3] == ["for “\\*Channel\\* Casting”", "Stamina 8/8 → 7/8"]
 
@@ -301,4 +301,4 @@ async def test_in_breakdown_a_reaction_recalls_the_effects_in_one_line_E_6(harne
         "Stamina 8/8 → 7/8",
         "In a Breakdown of Fear: Disadvantage on related actions and on all Reaction Rolls.",
     ]
-    assert result.embed["footer"]["text"] == "Rules: S-5 · E-6"
+    assert result.card.small == "Rules: S-5 · E-6"

@@ -14,6 +14,7 @@ from bot.db.tables import events
 from bot.offline import snowflake
 from rules.models import Emotion, ReactionReset
 from tests.discord._table_helpers import public, refused
+from tests.discord.conftest import history_entries
 
 NOT_HERE = "No character named"
 NO_COMBAT = "no combat in this channel"
@@ -52,9 +53,9 @@ def elsewhere(member):
 async def test_combat_start_and_end_are_the_gms(harness):
     refused(await harness.run(harness.player, "combat start"), "P-3")
     assert await this_combat(harness) is None
-    embed = public(await harness.run(harness.gm, "combat start"))
-    assert embed["title"] == "Combat"
-    assert embed["description"].splitlines()[0] == ("**Combat starts in this channel, round 1.**")
+    card = public(await harness.run(harness.gm, "combat start"))
+    assert card.title == "Combat"
+    assert card.lines[0] == ("**Combat starts in this channel, round 1.**")
     refused(await harness.run(harness.gm, "combat start"), "already running")
     refused(await harness.run(harness.owner, "combat end"), "P-3")
     assert (await this_combat(harness)).round == 1
@@ -78,9 +79,9 @@ async def test_combat_status_for_anyone(harness):
     await harness.add_character("Bo", owner=harness.player, vit=0)
     await harness.start_combat(["Roryn", "Bo"])
     await harness.update("Roryn", early_this_round=True)
-    embed = public(await harness.run(harness.player, "combat status"))
-    assert embed["title"] == "Combat · round 1"
-    assert embed["description"].splitlines() == [
+    card = public(await harness.run(harness.player, "combat status"))
+    assert card.title == "Combat · round 1"
+    assert card.lines == [
         "🟡 Bo · Unconscious · VIT 0/10 · Stamina 8/8",  # one state mark per line, and its name
         "🟢 Roryn · Up · VIT 10/10 · Stamina 8/8 · acts early",
     ]
@@ -90,20 +91,20 @@ async def test_combat_add_and_remove_by_owner_or_gm(harness):
     await harness.add_character("Roryn")
     await harness.add_character("Bo", owner=harness.player)
     public(await harness.run(harness.gm, "combat start"))
-    embed = public(await harness.run(harness.owner, "combat add", character="Roryn"))
-    assert embed["title"] == "🟢 Roryn · Combat"
-    assert embed["description"] == (
+    card = public(await harness.run(harness.owner, "combat add", character="Roryn"))
+    assert card.title == "🟢 Roryn · Combat"
+    assert card.body == (
         "**Roryn joins the combat in this channel (round 1).**\nIts next reaction costs 1 Stamina."
     )
-    assert embed["footer"]["text"] == "Rules: C-2 · S-5"
+    assert card.small == "Rules: C-2 · S-5"
     public(await harness.run(harness.gm, "combat add", character="Bo"))
     assert (await combat_of(harness, "Bo")) == await this_combat(harness)
     left = public(await harness.run(harness.owner, "combat remove", character="Roryn"))
-    assert left["title"] == "🟢 Roryn · Combat"
-    assert left["description"] == (
+    assert left.title == "🟢 Roryn · Combat"
+    assert left.body == (
         "**Roryn leaves the combat in this channel (round 1).**\nIts next reaction costs 1 Stamina."
     )
-    assert left["footer"]["text"] == "Rules: C-2 · S-5"
+    assert left.small == "Rules: C-2 · S-5"
     public(await harness.run(harness.gm, "combat remove", character="Bo"))
     assert await combat_of(harness, "Roryn") is None and await combat_of(harness, "Bo") is None
     assert len(await logged(harness, "combat add")) == 2
@@ -129,12 +130,12 @@ async def test_combat_end_clears_the_round_flags(harness):
     await harness.add_character("Roryn")
     await harness.start_combat(["Roryn"])
     await harness.update("Roryn", early_this_round=True, recovered_this_round=True)
-    embed = public(await harness.run(harness.gm, "combat end"))
-    assert embed["description"].splitlines() == [
+    card = public(await harness.run(harness.gm, "combat end"))
+    assert card.lines == [
         "**The combat in this channel ends after round 1.**",
         "Roryn leaves the fight; reactions cost 1 Stamina again.",
     ]
-    assert embed["footer"]["text"] == "Rules: C-2 · S-5"
+    assert card.small == "Rules: C-2 · S-5"
     sheet = await harness.sheet("Roryn")
     assert (sheet.early_this_round, sheet.recovered_this_round) == (False, False)
     assert await combat_of(harness, "Roryn") is None
@@ -144,15 +145,11 @@ async def test_combat_end_names_who_leaves_S_5(harness):
     await harness.add_character("Roryn")
     await harness.add_character("Sera", owner=harness.player)
     await harness.start_combat(["Roryn", "Sera"])
-    embed = public(await harness.run(harness.gm, "combat end"))
-    assert embed["description"].splitlines()[1] == (
-        "Roryn and Sera leave the fight; reactions cost 1 Stamina again."
-    )
+    card = public(await harness.run(harness.gm, "combat end"))
+    assert card.lines[1] == ("Roryn and Sera leave the fight; reactions cost 1 Stamina again.")
     await harness.start_combat()  # nobody joined: nobody to name
     empty = public(await harness.run(harness.gm, "combat end"))
-    assert empty["description"].splitlines() == [
-        "**The combat in this channel ends after round 1.**"
-    ]
+    assert empty.lines == ["**The combat in this channel ends after round 1.**"]
 
 
 async def test_the_tables_replies_name_their_rules_unless_rule_ids_is_off(harness):
@@ -171,8 +168,8 @@ async def test_the_tables_replies_name_their_rules_unless_rule_ids_is_off(harnes
     for rule_ids in ("footer", "off"):
         await harness.run(harness.gm, "settings set", rule_ids=rule_ids)
         for command, options, footer in commands:
-            embed = public(await harness.run(harness.gm, command, **options))
-            shown = embed.get("footer", {}).get("text")
+            card = public(await harness.run(harness.gm, command, **options))
+            shown = card.small
             assert shown == (footer if rule_ids == "footer" else None), (command, shown)
 
 
@@ -187,9 +184,9 @@ async def test_round_lists_early_actors_and_clears_flags(harness):
     await harness.update("Roryn", early_this_round=True, reactions_taken=2)
     await harness.update("Bo", recovered_this_round=True)
     await harness.update("Zed", early_this_round=True)
-    embed = public(await harness.run(harness.gm, "round"))
-    assert embed["title"] == "Round 2"
-    assert embed["description"].splitlines() == [
+    card = public(await harness.run(harness.gm, "round"))
+    assert card.title == "Round 2"
+    assert card.lines == [
         "**Round 2 begins.**",
         "Acted early in round 1: Roryn.",  # S-4
         "To act before the enemy this round, spend 1 Stamina with /early.",
@@ -200,7 +197,7 @@ async def test_round_lists_early_actors_and_clears_flags(harness):
     assert (await harness.sheet("Zed")).early_this_round is True
     assert (await this_combat(harness)).round == 2
     again = public(await harness.run(harness.gm, "round"))
-    assert "Acted early in round 2: nobody." in again["description"]
+    assert "Acted early in round 2: nobody." in again.body
 
 
 async def test_round_resets_reactions_when_the_setting_says_round(harness):
@@ -233,9 +230,9 @@ async def test_day_clears_relief_and_the_bonus_in_this_guild(harness):
     await harness.add_character("Zed", owner=harness.outsider)
     await harness.update("Roryn", relief_used_today=True, daily_bonus=True)
     await harness.update("Zed", guild=harness.other_guild, relief_used_today=True)
-    embed = public(await harness.run(harness.gm, "day"))
-    assert embed["title"] == "Day 2"
-    assert embed["description"].splitlines() == [  # who changed, and how (C-4)
+    card = public(await harness.run(harness.gm, "day"))
+    assert card.title == "Day 2"
+    assert card.lines == [  # who changed, and how (C-4)
         "**Day 2 begins.** Relief is available again and the +3 daily bonus ends.",
         "🟢 Roryn: relief available again · the +3 daily bonus ends",
     ]
@@ -243,8 +240,8 @@ async def test_day_clears_relief_and_the_bonus_in_this_guild(harness):
     assert (roryn.relief_used_today, roryn.daily_bonus) == (False, False)  # C-4
     assert (await harness.sheet("Zed", guild=harness.other_guild)).relief_used_today is True
     quiet = public(await harness.run(harness.gm, "day"))
-    assert quiet["title"] == "Day 3"
-    assert quiet["description"].splitlines() == [
+    assert quiet.title == "Day 3"
+    assert quiet.lines == [
         "**Day 3 begins.** Relief is available again and the +3 daily bonus ends.",
         "Nobody had used relief or had the daily bonus: nothing else changes.",
     ]
@@ -272,8 +269,8 @@ async def test_rest_one_character_by_its_owner(harness, kind, stamina):
     await harness.add_character("Roryn", con_base=10)
     await harness.update("Roryn", stamina=0)
     await harness.select(harness.owner, "Roryn")
-    embed = public(await harness.run(harness.owner, "rest", kind=kind))
-    assert f"Stamina 0/10 → {stamina}/10" in embed["description"]  # S-9
+    card = public(await harness.run(harness.owner, "rest", kind=kind))
+    assert f"Stamina 0/10 → {stamina}/10" in card.body  # S-9
     assert (await harness.sheet("Roryn")).stamina == stamina
 
 
@@ -286,9 +283,9 @@ async def test_rest_everyone_is_the_gms_and_skips_the_dead(harness):
         await harness.update(name, stamina=2)
     await harness.update("Zed", guild=harness.other_guild, stamina=2)
     await harness.update("Dee", vit=-5, dead=True)
-    embed = public(await harness.run(harness.gm, "rest", kind="safe_long", everyone=True))
-    assert embed["title"] == "Everyone rests · safe_long"
-    assert embed["description"].splitlines() == [
+    card = public(await harness.run(harness.gm, "rest", kind="safe_long", everyone=True))
+    assert card.title == "Everyone rests · safe_long"
+    assert card.lines == [
         "🟢 Bo: Stamina 2/8 → 7/8",
         "🟢 Roryn: Stamina 2/8 → 7/8",
     ]
@@ -321,10 +318,10 @@ async def test_rest_refusals(harness):
 
 async def test_wound_and_recovery_are_the_gms(harness):
     await harness.add_character("Roryn", con_base=10)
-    embed = public(await harness.run(harness.gm, "wound", character="Roryn"))
-    assert "CON d10 → d8" in embed["description"] and "Stamina 10/10 → 8/8" in embed["description"]
-    embed = public(await harness.run(harness.gm, "wound", character="Roryn", recover=True))
-    assert "CON d8 → d10" in embed["description"]  # S-3: Stamina does not rise
+    card = public(await harness.run(harness.gm, "wound", character="Roryn"))
+    assert "CON d10 → d8" in card.body and "Stamina 10/10 → 8/8" in card.body
+    card = public(await harness.run(harness.gm, "wound", character="Roryn", recover=True))
+    assert "CON d8 → d10" in card.body  # S-3: Stamina does not rise
     assert (await harness.sheet("Roryn")).stamina == 8
     refused(await harness.run(harness.gm, "wound", character="Roryn", recover=True), "no CON wound")
 
@@ -344,8 +341,8 @@ async def test_quest_complete_clears_stacks_and_stress_and_ends_breakdown(harnes
     refused(await harness.run(harness.owner, "quest complete", character="Roryn"), "P-3")
     refused(await harness.run(harness.outsider, "quest complete", character="Roryn"), NOT_HERE)
     assert (await harness.sheet("Roryn")).stress == 3
-    embed = public(await harness.run(harness.gm, "quest complete", character="Roryn"))
-    assert embed["description"].splitlines()[:2] == [
+    card = public(await harness.run(harness.gm, "quest complete", character="Roryn"))
+    assert card.lines[:2] == [
         "**Quest complete: Roryn's emotions and Stress are all cleared and the Breakdown ends.**",
         "Stress 3 → 0 · Anger 4/4 → 0/4 · Fear 1/4 → 0/4",  # the Breakdown's end is said once
     ]
@@ -362,12 +359,12 @@ async def test_history_for_the_owner_and_the_gm(harness):
     await harness.run(harness.gm, "character set", character="Roryn", vit=4)
     result = await harness.run(harness.owner, "history")
     assert result.ephemeral
-    fields = result.embed["fields"]
-    assert [f["name"] for f in fields] == ["/character set", "/character edit", "/character create"]
-    assert f"by <@{harness.gm.user_id}>" in fields[0]["value"]
-    assert "VIT 10 → 4" in fields[0]["value"] and "RES 2 → 3" in fields[1]["value"]
+    shown = history_entries(result)
+    assert [e.name for e in shown] == ["/character set", "/character edit", "/character create"]
+    assert shown[0].lines[0].startswith(f"by <@{harness.gm.user_id}>")  # who, first
+    assert "VIT 10 → 4" in shown[0].text and "RES 2 → 3" in shown[1].text
     limited = await harness.run(harness.gm, "history", character="Roryn", limit=1)
-    assert [f["name"] for f in limited.embed["fields"]] == ["/character set"]
+    assert [e.name for e in history_entries(limited)] == ["/character set"]
 
 
 async def test_history_refusals(harness):
@@ -382,15 +379,15 @@ async def test_undo_reverts_the_latest_change(harness):
     await harness.add_character("Roryn")
     await harness.run(harness.gm, "character set", character="Roryn", vit=4)
     await harness.run(harness.gm, "character set", character="Roryn", stress=2)
-    embed = public(await harness.run(harness.gm, "undo", character="Roryn"))
-    assert "Stress 2 → 0" in embed["description"]
+    card = public(await harness.run(harness.gm, "undo", character="Roryn"))
+    assert "Stress 2 → 0" in card.body
     assert (await harness.sheet("Roryn")).vit == 4
     public(await harness.run(harness.gm, "undo", character="Roryn"))
     assert (await harness.sheet("Roryn")).vit == 10
     refused(await harness.run(harness.gm, "undo", character="Roryn"), "Nothing to undo")
     history = await harness.run(harness.gm, "history", character="Roryn")
-    assert [f["name"] for f in history.embed["fields"]][:2] == ["/undo", "/undo"]
-    assert history.embed["fields"][2]["name"] == "/character set · undone"
+    assert [e.name for e in history_entries(history)][:2] == ["/undo", "/undo"]
+    assert history_entries(history)[2].name == "/character set · undone"
 
 
 async def test_undo_refusals(harness):

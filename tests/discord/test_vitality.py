@@ -16,7 +16,7 @@ import pytest
 
 from bot.render.common import FAILURE_COLOUR, LAST_GASP_COLOUR, STATE_COLOURS, escape
 from rules.models import State
-from tests.discord.conftest import assert_refused
+from tests.discord.conftest import assert_refused, lines
 
 RED, ORANGE, GREEN, YELLOW, CRIMSON = (
     STATE_COLOURS[s] for s in (State.DYING, State.CRITICAL, State.UP, State.UNCONSCIOUS, State.DEAD)
@@ -29,16 +29,9 @@ async def unchanged(harness, name, before):
     assert await harness.history(name, bookkeeping=True) == []
 
 
-def lines(result) -> list[str]:
-    return result.embed["description"].splitlines()
-
-
 def buttons(result) -> list[tuple[str, str]]:
     """(label, custom id) of every button of the reply."""
-    found = []
-    for row in result.reply.components:
-        found += [(b["label"], b["custom_id"]) for b in row["components"]]
-    return found
+    return [(b.label, b.custom_id) for b in result.card.buttons]
 
 
 # /damage (H-1, V-7, P-4)
@@ -48,14 +41,14 @@ async def test_owner_damage_announces_the_state_change_V_7(harness):
     await harness.add_character("Roryn", vit=1)
     result = await harness.run(harness.owner, "damage", character="Roryn", amount=2)
     assert not result.ephemeral
-    embed = result.embed
-    assert embed["title"] == "🟠 Roryn · Damage"
+    card = result.card
+    assert card.title == "🟠 Roryn · Damage"
     assert lines(result) == [
         "**Roryn collapses, Critical at VIT -1: 1 recovery die at its next turn.**",
         "VIT 1 → -1 · Up → Critical",
     ]
-    assert embed["color"] == ORANGE
-    assert embed["footer"]["text"] == "Rules: H-1 · V-3 · V-7"
+    assert card.colour == ORANGE
+    assert card.small == "Rules: H-1 · V-3 · V-7"
     row = await harness.row("Roryn")
     assert buttons(result) == [
         ("Recovery roll", f"lg:recover:{row.id}:-1:2"),
@@ -78,15 +71,15 @@ async def test_damage_that_leaves_the_character_up_notes_the_injury_H_3(harness)
         "VIT 10 → 1",
         "Injury: -8 on Action Rolls, -2 on Reaction Rolls.",
     ]
-    assert result.embed["color"] == GREEN
-    assert result.reply.components == []  # no roll is due: no button
+    assert result.card.colour == GREEN
+    assert not result.card.buttons  # no roll is due: no button
 
 
 async def test_damage_to_dying_is_red_and_offers_the_last_gasp_H_1(harness):
     await harness.add_character("Roryn", vit=1)
     result = await harness.run(harness.owner, "damage", character="Roryn", amount=3)
-    assert result.embed["color"] == RED
-    assert result.embed["title"] == "🔴 Roryn · Damage"
+    assert result.card.colour == RED
+    assert result.card.title == "🔴 Roryn · Damage"
     assert lines(result)[:2] == [
         "**Roryn is Dying at VIT -2: only the Last Gasp is left, at its next turn.**",
         "VIT 1 → -2 · Up → Dying",
@@ -134,7 +127,7 @@ async def test_the_active_character_is_the_default(harness):
     assert_refused(refused, "You have no active character", "/character select")
     await harness.select(harness.owner, "Roryn")
     result = await harness.run(harness.owner, "damage", amount=1)
-    assert result.embed["title"] == "🟢 Roryn · Damage"
+    assert result.card.title == "🟢 Roryn · Damage"
     assert (await harness.sheet("Roryn")).vit == 9
 
 
@@ -156,11 +149,11 @@ async def test_damage_to_the_dead_is_refused_V_5(harness):
 async def test_names_are_escaped_and_nothing_pings(harness):
     await harness.add_character("*Ro*_@everyone")
     result = await harness.run(harness.owner, "damage", character="*ro*_@everyone", amount=1)
-    title = result.embed["title"]
+    title = result.card.title
     assert title == "🟢 " + escape("*Ro*_@everyone") + " · Damage"
     assert "\\@everyone" in title and "\\*Ro\\*" in title  # escaped: no mention
     assert lines(result)[0] == f"**{escape('*Ro*_@everyone')} takes 1 damage.**"
-    assert "@everyone" not in result.embed["description"].replace("\\@everyone", "")
+    assert "@everyone" not in result.card.body.replace("\\@everyone", "")
     assert result.requests[0].payload["data"]["allowed_mentions"] == {"parse": []}
 
 
@@ -175,15 +168,15 @@ async def test_instant_death_says_why_V_6(harness):
     await harness.settings(death_rule="instant")
     await harness.add_character("Roryn", vit=1)
     result = await harness.run(harness.owner, "damage", character="Roryn", amount=2)
-    assert result.embed["title"] == "💀 Roryn · Damage"
+    assert result.card.title == "💀 Roryn · Damage"
     assert lines(result)[:2] == [
         "**Killed outright: Roryn dies at VIT -1, for this server plays with instant death "
         "(VIT below 0).**",
         "VIT 1 → -1 · Up → Dead",
     ]
-    assert result.embed["color"] == CRIMSON
-    assert "V-6" in result.embed["footer"]["text"]
-    assert result.reply.components == []  # nothing left to roll
+    assert result.card.colour == CRIMSON
+    assert "V-6" in result.card.small
+    assert not result.card.buttons  # nothing left to roll
 
 
 # /heal (H-2)
@@ -193,9 +186,9 @@ async def test_heal_wakes_a_critical_character_H_2(harness):
     await harness.add_character("Roryn", vit=-1)
     result = await harness.run(harness.owner, "heal", character="Roryn", amount=3)
     assert not result.ephemeral
-    assert result.embed["title"] == "🟢 Roryn · Magic healing"
+    assert result.card.title == "🟢 Roryn · Magic healing"
     assert lines(result)[:2] == ["**Roryn wakes up at VIT 2/10.**", "VIT -1 → 2 · Critical → Up"]
-    assert result.embed["color"] == GREEN
+    assert result.card.colour == GREEN
 
 
 async def test_heal_of_one_stabilises_a_critical_character_H_2(harness):
@@ -206,7 +199,7 @@ async def test_heal_of_one_stabilises_a_critical_character_H_2(harness):
         "wake a character below 0.**",
         "VIT -3 → 0 · Critical → Unconscious",
     ]
-    assert result.embed["color"] == YELLOW
+    assert result.card.colour == YELLOW
 
 
 async def test_heal_at_full_vit_says_it_changes_nothing_H_2(harness):
@@ -257,15 +250,15 @@ async def test_outside_combat_only_the_gm_calls_a_recovery_roll_R_8(harness):
     await unchanged(harness, "Roryn", before)
     result = await harness.run(harness.gm, "recover", character="Roryn")
     assert not result.ephemeral
-    embed = result.embed
-    assert embed["title"] == "🟡 Roryn · Recovery roll"
+    card = result.card
+    assert card.title == "🟡 Roryn · Recovery roll"
     assert lines(result) == [
         "**Stabilised! One Crit: Roryn is Unconscious at VIT 0.**",
         "VIT -1 → 0 · Critical → Unconscious",
         "Critical recovery roll: 💥  1 Crit",  # D-4: every face
     ]
-    assert embed["color"] == YELLOW
-    assert embed["footer"]["text"] == "Rules: R-3 · V-2 · D-1"
+    assert card.colour == YELLOW
+    assert card.small == "Rules: R-3 · V-2 · D-1"
     assert harness.bot.rng.remaining == 0
 
 
@@ -279,7 +272,7 @@ async def test_in_combat_the_owner_rolls_once_per_round_R_8(harness):
         "next turn.**",
         "Unconscious recovery roll: ⬜ ⚪ ⬜  1 Hit · 2 Misses",
     ]
-    assert result.embed["color"] == YELLOW
+    assert result.card.colour == YELLOW
     before = await harness.sheet("Roryn")
     again = await harness.run(harness.owner, "recover", character="Roryn")
     assert_refused(again, "already made its recovery roll this round", "/round")
@@ -291,16 +284,16 @@ async def test_the_last_gasp_is_public_loud_and_can_kill_R_5(harness):
     harness.script("H")
     result = await harness.run(harness.gm, "recover", character="Roryn")
     assert not result.ephemeral
-    embed = result.embed
-    assert embed["title"] == "💀 Roryn · The Last Gasp"
+    card = result.card
+    assert card.title == "💀 Roryn · The Last Gasp"
     assert lines(result) == [
         "**The Last Gasp fails: Roryn is dead.**",
         "VIT -2 · Dying → Dead",  # V-7: VIT named though it did not move
         "Last Gasp: ⚪  1 Hit",
     ]
-    assert embed["color"] == LAST_GASP_COLOUR  # its own colour, whatever its verdict
+    assert card.colour == LAST_GASP_COLOUR  # its own colour, whatever its verdict
     [(filename, png)] = result.reply.files
-    assert embed["image"]["url"] == f"attachment://{filename}"
+    assert card.pictures == (filename,)
     assert png.startswith(b"\x89PNG")
     assert (await harness.sheet("Roryn")).dead
 
@@ -313,7 +306,7 @@ async def test_faces_rolled_by_hand_wake_the_unconscious_D_5_R_2_V_2(harness):
         "VIT 0 → 1 · Unconscious → Up",
         "Unconscious recovery roll · entered by hand: 💥 ⚪  1 Crit · 1 Hit",
     ]
-    assert "D-5" in result.embed["footer"]["text"]
+    assert "D-5" in result.card.small
 
 
 async def test_wrong_faces_are_refused_and_change_nothing(harness):
@@ -329,8 +322,8 @@ async def test_advantage_shows_the_reroll_D_3(harness):
     result = await harness.run(harness.gm, "recover", character="Roryn")
     assert "Critical recovery roll · advantage: (⬜→💥)  1 Crit" in lines(result)
     # the advantage is bookkeeping of the roll: the small line, not the change line
-    assert "Advantage" not in result.embed["description"]
-    assert result.embed["footer"]["text"].startswith("advantage used · Rules: R-3")
+    assert "Advantage" not in result.card.body
+    assert result.card.small.startswith("advantage used · Rules: R-3")
     assert not (await harness.sheet("Roryn")).advantage
 
 
@@ -349,10 +342,10 @@ async def test_any_member_gives_first_aid_F_1(harness):
     await harness.add_character("Roryn", vit=-1)
     result = await harness.run(harness.player, "aid", character="Roryn", success=True)
     assert not result.ephemeral
-    assert result.embed["title"] == "🟠 Roryn · First aid"
+    assert result.card.title == "🟠 Roryn · First aid"
     # the headline says it; the flag itself is bookkeeping of the next roll (no change line)
     assert lines(result) == ["**First aid works: Roryn has advantage on its next recovery roll.**"]
-    assert result.embed["footer"]["text"] == "Rules: F-1"
+    assert result.card.small == "Rules: F-1"
     assert (await harness.sheet("Roryn")).advantage
     [event] = await harness.history("Roryn")  # still a change (U-2: a flag a rule acts on)
     assert event.command == "aid" and event.after.advantage
@@ -382,7 +375,7 @@ async def test_the_owner_reports_a_failed_check_F_1(harness):
     result = await harness.run(harness.owner, "aid", character="Roryn", success=False)
     assert not result.ephemeral
     assert lines(result) == ["**The Medicine check fails: Roryn gets no advantage.**"]
-    assert result.embed["color"] == FAILURE_COLOUR  # a failure is never green
+    assert result.card.colour == FAILURE_COLOUR  # a failure is never green
 
 
 # /odds (D-2, R-*)
@@ -392,8 +385,8 @@ async def test_odds_are_exact_and_change_nothing(harness):
     before = await harness.add_character("Roryn", vit=-2)
     result = await harness.run(harness.player, "odds", character="Roryn")
     assert not result.ephemeral
-    embed = result.embed
-    assert embed["title"] == "🔴 Roryn · Odds"
+    card = result.card
+    assert card.title == "🔴 Roryn · Odds"
     assert lines(result) == [
         "**17% to survive the Last Gasp, 83% to be dead within 10 rolls.**",  # R-5: a Crit, 1/6
         "Dying at VIT -2/10: the Last Gasp is 1 die (each: Crit 1 in 6, Hit 2 in 6, Miss 3 in 6).",
@@ -403,9 +396,9 @@ async def test_odds_are_exact_and_change_nothing(harness):
         "1/6 (16.67%): stabilise at VIT 0, now Unconscious",
         "With first aid's advantage: 25% to survive (F-1).",  # D-3: 1/6 + 3/6 × 1/6
     ]
-    assert embed["footer"]["text"] == "Rules: R-5 · R-6 · exact odds, no simulation"
+    assert card.small == "Rules: R-5 · R-6 · exact odds, no simulation"
     [(filename, png)] = result.reply.files
-    assert embed["image"]["url"] == f"attachment://{filename}" and png.startswith(b"\x89PNG")
+    assert card.pictures == (filename,) and png.startswith(b"\x89PNG")
     await unchanged(harness, "Roryn", before)
 
 
@@ -420,7 +413,7 @@ async def test_odds_name_the_roll_and_its_rules_by_state(harness, vit, roll, rul
     await harness.add_character("Roryn", vit=vit)
     result = await harness.run(harness.owner, "odds", character="Roryn")
     assert lines(result)[1] == f"{roll} (each: Crit 1 in 6, Hit 2 in 6, Miss 3 in 6)."
-    assert result.embed["footer"]["text"] == f"Rules: {rules} · exact odds, no simulation"
+    assert result.card.small == f"Rules: {rules} · exact odds, no simulation"
 
 
 @pytest.mark.parametrize(
@@ -453,7 +446,7 @@ async def test_odds_with_advantage_say_each_miss_is_rolled_again_R_6(harness):
         "Dying at VIT -2/10: the Last Gasp is 1 die (each: Crit 1 in 6, Hit 2 in 6, Miss 3 in "
         "6); with advantage from first aid, each Miss is rolled again once."
     )
-    assert "(F-1)" not in result.embed["description"]  # it has the advantage already
+    assert "(F-1)" not in result.card.body  # it has the advantage already
 
 
 async def test_odds_refusals(harness):
@@ -497,4 +490,4 @@ async def test_the_heaviest_answers_come_well_within_discords_3_seconds(harness)
         result = await harness.run(harness.gm, command, character="Roryn")
         assert time.perf_counter() - started < 1.5, command
         assert result.requests[0].payload["type"] == 4  # answered in the first response
-        assert len(result.embed["description"]) <= 4096
+        assert len(result.card.body) <= 4096

@@ -177,7 +177,7 @@ async def test_sqlite_reads_are_not_held_up_by_the_write_lock(harness):
     with sqlite_write_lock(sqlite_path(harness), HELD_S):
         shown, took = await run_timed(harness, record, harness.owner, "character list")
     assert took < WINDOW_S
-    assert "Roryn" in shown.embed["description"]
+    assert "Roryn" in shown.card.body
 
 
 # --- PostgreSQL: a row lock held past the window -------------------------------------------------
@@ -266,8 +266,8 @@ async def test_slow_work_is_deferred_and_then_answered_publicly(harness, quick_d
     assert shape(result) == [("POST", "callback", 5), ("PATCH", "original", False)]
     [message] = result.messages
     assert not message.ephemeral and not message.loading
-    assert message.embed["title"] == "🟢 Roryn · Damage"
-    assert "VIT 8 → 5" in message.embed["description"]
+    assert message.card.title == "🟢 Roryn · Damage"
+    assert "VIT 8 → 5" in message.card.body
     assert (await harness.sheet("Roryn")).vit == 5
     assert len(await harness.history("Roryn")) == 1
 
@@ -300,7 +300,7 @@ async def test_a_refusal_after_the_defer_stays_private(harness, quick_defer, who
     # What the channel shows afterwards: the refusal, to the user only; nothing public.
     [message] = result.messages
     assert message.ephemeral and message.kind == "followup"
-    assert says in message.content and not message.embeds
+    assert says in assert_refused(Result([], [message]))
     assert not [m for m in result.messages if not m.ephemeral]
     await harness.driver.idle()
     assert await harness.snapshot() == before

@@ -10,7 +10,7 @@ connect, receive interactions and answer them, and for a test to break the conne
     await standin.connected()                  # a session is up: READY and GUILD_CREATE sent
     payload = standin.command(standin.gm, "damage", character="Roryn", amount=3)
     await standin.push(payload)                # INTERACTION_CREATE over the live gateway
-    [reply] = await standin.replies(payload)   # its callbacks once there: .content, .title,
+    [reply] = await standin.replies(payload)   # its callbacks once there: .text, .title,
                                                #   .ephemeral, .at (arrival, time.monotonic())
     standin.callbacks_for(payload)             # the same, now, without waiting
     click = standin.click(standin.gm, "lg:odds:1")  # a click on a message carrying that button
@@ -59,6 +59,7 @@ from bot.offline import (
     snowflake,
     user_payload,
 )
+from bot.offline.layout import Seen, seen
 from bot.offline.messages import Message, apply_edit
 from bot.offline.payloads import command_data, command_id
 from bot.shards import shard_of
@@ -96,13 +97,17 @@ class Callback:
         return self.body.get("data") or {}
 
     @property
-    def content(self) -> str:
-        return self.data.get("content") or ""
+    def card(self) -> Seen:
+        return seen(self.data.get("components") or [])
+
+    @property
+    def text(self) -> str:
+        """The card's text below its title (a refusal's sentence)."""
+        return self.card.body
 
     @property
     def title(self) -> str:
-        embeds = self.data.get("embeds") or []
-        return embeds[0].get("title", "") if embeds else ""
+        return self.card.title or ""
 
     @property
     def ephemeral(self) -> bool:

@@ -83,7 +83,7 @@ async def test_a_success_an_error_and_refusals_each_log_one_line(driver, caplog)
 
     # A rule refusing (no such character): the service raised RuleError.
     result, refused = await run_logged(driver, caplog, gm, "damage", character="Nobody", amount=1)
-    assert result.ephemeral and "Nobody" in result.reply.content
+    assert result.ephemeral and "Nobody" in result.reply.card.body
     assert_line(refused, gm, "damage", "refused")
 
     @app_commands.command(name="boom", description="a bug")
@@ -97,10 +97,10 @@ async def test_a_success_an_error_and_refusals_each_log_one_line(driver, caplog)
     driver.bot.tree.add_command(boom)
     driver.bot.tree.add_command(nope)
     result, error = await run_logged(driver, caplog, gm, "boom")
-    assert result.reply.content == SOMETHING_WENT_WRONG and result.ephemeral
+    assert result.reply.card.body == SOMETHING_WENT_WRONG and result.ephemeral
     assert_line(error, gm, "boom", "error")
     result, refused = await run_logged(driver, caplog, gm, "nope")
-    assert (result.reply.content, result.ephemeral) == ("Not now.", True)
+    assert (result.reply.card.body, result.ephemeral) == ("Not now.", True)
     assert_line(refused, gm, "nope", "refused")
 
 
@@ -127,7 +127,7 @@ async def test_a_refusal_by_option_validation_logs_one_line(
     guild = driver.add_guild(roles={})
     player = driver.member(guild, "Bob")
     result, line = await run_logged(driver, caplog, player, command, **options)
-    assert result.ephemeral and said in result.reply.content, result.reply.content
+    assert result.ephemeral and said in result.reply.card.body, result.reply.card.body
     assert len(result.messages) == 1  # one answer, and the command never ran
     assert_line(line, player, logged, "refused")
 
@@ -146,26 +146,26 @@ async def test_malformed_and_unknown_commands_are_refused_and_logged(driver, cap
     unknown_option = {**data, "options": [{"name": "power", "type": 4, "value": 3}]}
     payload = interaction_payload(player, 2, unknown_option, driver.application_id)
     result, line = await feed_logged(driver, caplog, payload)
-    assert "`power` is not an option of this command" in result.reply.content
+    assert "`power` is not an option of this command" in result.reply.card.body
     assert_line(line, player, "damage", "refused")
     # Options that are not objects at all.
     garbled = {**data, "options": ["amount"]}
     payload = interaction_payload(player, 2, garbled, driver.application_id)
     result, line = await feed_logged(driver, caplog, payload)
-    assert result.ephemeral and "garbled" in result.reply.content
+    assert result.ephemeral and "garbled" in result.reply.card.body
     assert_line(line, player, "damage", "refused")
     # A command Discord knows but this bot does not (refused before a command is found).
     gone = {**data, "name": "gone", "options": []}
     payload = interaction_payload(player, 2, gone, driver.application_id)
     result, line = await feed_logged(driver, caplog, payload)
-    assert "out of date" in result.reply.content and result.ephemeral
+    assert "out of date" in result.reply.card.body and result.ephemeral
     assert_line(line, player, "gone", "refused")
 
 
 async def test_a_command_from_direct_messages_is_refused_and_logged_without_a_guild(driver, caplog):
     caplog.set_level(logging.INFO, logger="lastgasp")
     result = await driver.dm(4242, "damage", amount=1)
-    assert result.ephemeral and "server channel" in result.reply.content
+    assert result.ephemeral and "server channel" in result.reply.card.body
     [line] = command_lines(caplog)
     assert line.msg["guild"] is None and line.msg["user"] == 4242
     assert line.getMessage().startswith("guild=- channel=")
@@ -193,7 +193,7 @@ async def test_every_click_logs_one_line_ok_refused_or_error(driver, caplog, mon
 
     # Only the asker may answer: refused; the line names the button, not its state.
     result, line = await click_logged(driver, caplog, player, asked.reply, confirm)
-    assert result.ephemeral and "Only the member who asked" in result.reply.content
+    assert result.ephemeral and "Only the member who asked" in result.reply.card.body
     assert_line(line, player, "delete:confirm", "refused")
     _, line = await click_logged(driver, caplog, gm, asked.reply, cancel)
     assert_line(line, gm, "delete:cancel", "ok")
@@ -210,7 +210,7 @@ async def test_every_click_logs_one_line_ok_refused_or_error(driver, caplog, mon
 
     monkeypatch.setattr(play, "recovery_odds", broken)
     result, line = await click_logged(driver, caplog, player, button_message(odds), odds)
-    assert (result.reply.content, result.ephemeral) == (SOMETHING_WENT_WRONG, True)
+    assert (result.reply.card.body, result.ephemeral) == (SOMETHING_WENT_WRONG, True)
     assert_line(line, player, "odds", "error")
 
 
@@ -227,7 +227,7 @@ async def test_a_click_on_an_expired_button_logs_one_line(driver, caplog, custom
     guild = driver.add_guild(roles={})
     player = driver.member(guild, "Bob")
     result, line = await click_logged(driver, caplog, player, button_message(custom_id), custom_id)
-    assert (result.reply.content, result.ephemeral) == (EXPIRED, True)
+    assert (result.reply.card.body, result.ephemeral) == (EXPIRED, True)
     assert len(result.requests) == 1  # one answer
     assert_line(line, player, logged, "expired")
 
@@ -241,7 +241,7 @@ async def test_a_delete_question_answered_too_late_logs_expired(driver, caplog):
     # The same button, its `until` (Unix time, the last part) an hour gone.
     late = confirm.rsplit(":", 1)[0] + f":{int(time.time()) - 3600}"
     result, line = await click_logged(driver, caplog, gm, button_message(late), late)
-    assert (result.reply.content, result.ephemeral) == (EXPIRED, True)
+    assert (result.reply.card.body, result.ephemeral) == (EXPIRED, True)
     assert_line(line, gm, "delete:confirm", "expired")
     async with driver.bot.db.transaction(guild.id, read_only=True) as uow:
         assert [row.sheet.name for row in await uow.characters()] == ["Roryn"]  # not deleted

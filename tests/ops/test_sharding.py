@@ -125,7 +125,7 @@ async def test_a_shard_ignores_the_guilds_of_other_shards(tmp_path, caplog):
             typed = await driver.autocomplete(
                 driver.member(theirs, "B"), "damage", "character", character="R"
             )
-        assert served.embed["title"].endswith(" · Created")
+        assert served.card.title.endswith(" · Created")
         assert ignored.requests == [] and ignored.messages == []  # no answer at all
         assert typed.requests == [] and typed.choices is None
         # Direct messages are shard 0's (here refused there, ignored here).
@@ -162,7 +162,7 @@ async def test_a_click_passes_the_same_shard_guard(tmp_path, caplog):
         assert not [r for r in caplog.records if r.name == "lastgasp.commands"]
         # In its own shard's guild the click is answered (the question was left open).
         done = await driver.click(owner, asked.reply, confirm)
-        assert "Deleted **Ro**" in done.reply.content
+        assert "Deleted **Ro**" in done.reply.card.body
     finally:
         await driver.close()
 

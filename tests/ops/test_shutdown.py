@@ -94,7 +94,7 @@ async def test_sigterm_answers_every_command_and_click_of_a_burst_and_exits_0(st
     assert "Traceback" not in bot.stderr
     for payload in late:
         [late_reply] = standin.callbacks_for(payload)
-        assert (late_reply.content, late_reply.ephemeral) == (RESTARTING, True), late_reply
+        assert (late_reply.text, late_reply.ephemeral) == (RESTARTING, True), late_reply
     # One command log line per interaction, the late ones refused.
     logged = [
         dict(field.split("=", 1) for field in shlex.split(line.split("lastgasp.commands: ")[1]))
@@ -111,12 +111,12 @@ async def test_sigterm_answers_every_command_and_click_of_a_burst_and_exits_0(st
     for payload in burst:
         [reply] = standin.callbacks_for(payload)  # exactly one answer each
         command = payload["data"].get("name") or payload["data"]["custom_id"]
-        if reply.content == RESTARTING:
+        if reply.text == RESTARTING:
             assert reply.ephemeral
         elif command.startswith("lg:odds:"):
-            assert reply.ephemeral and "Target is Up" in reply.content, reply.body
+            assert reply.ephemeral and "Target is Up" in reply.text, reply.body
         elif command == "delete:yes:abc123":
-            assert (reply.content, reply.ephemeral) == (EXPIRED, True)
+            assert (reply.text, reply.ephemeral) == (EXPIRED, True)
         elif command == "character":
             assert reply.title.endswith(" · Created"), reply.body
             created.add(payload["data"]["options"][0]["options"][0]["value"].casefold())
@@ -129,11 +129,11 @@ async def test_sigterm_answers_every_command_and_click_of_a_burst_and_exits_0(st
         command = payload["data"].get("name") or payload["data"]["custom_id"]
         name = {"character": "character create", "delete:yes:abc123": "expired"}.get(command)
         name = name or ("odds" if command.startswith("lg:odds:") else command)
-        ended = "expired" if reply.content == EXPIRED else "ok"
+        ended = "expired" if reply.text == EXPIRED else "ok"
         expected[(name, "refused" if reply.ephemeral and ended == "ok" else ended)] += 1
     assert lines == expected
     # The commands in flight were let finish: answered after the signal, not cut off.
-    answered = [c for p in burst for c in standin.callbacks_for(p) if c.content != RESTARTING]
+    answered = [c for p in burst for c in standin.callbacks_for(p) if c.text != RESTARTING]
     assert answered and max(c.at for c in answered) > signalled
     # The database holds exactly what was answered as done.
     names, damage_events, vit = stored(database)
@@ -248,7 +248,7 @@ async def test_draining_refuses_commands_clicks_and_autocomplete_in_a_word(drive
     typed = await driver.autocomplete(gm, "damage", "character", character="Ro")
 
     for result in (command, *clicks):
-        assert (result.reply.content, result.ephemeral) == (RESTARTING, True)
+        assert (result.reply.card.body, result.ephemeral) == (RESTARTING, True)
         assert len(result.requests) == 1  # one answer, nothing else
     assert typed.choices == []
     lines = [r.msg for r in caplog.records if r.name == "lastgasp.commands"]

@@ -46,7 +46,7 @@ async def main(url: str) -> None:
     gm = driver.member(guild, "GM", user_id=GM_ID, manage_guild=True)
     for name in NAMES:
         created = await driver.invoke(owner, "character create", name=name, con="d12")
-        assert created.reply.embeds, created.text()
+        assert created.card.title, created.text()
     print("ready", flush=True)
     rng = random.Random(11)
     tags = (f"k{n:06d}" for n in itertools.count())
@@ -55,7 +55,7 @@ async def main(url: str) -> None:
         for tag in tags:
             kind, options = command(rng, tag)
             result = await driver.invoke(gm if kind == "rest" else owner, kind, **options)
-            print(f"answered {tag} {kind} {int(bool(result.reply.embeds))}", flush=True)
+            print(f"answered {tag} {kind} {int(bool(result.reply.card.title))}", flush=True)
 
     await asyncio.gather(*(worker() for _ in range(IN_FLIGHT)))
 

@@ -205,13 +205,13 @@ async def committed_once(harness: Any) -> None:
 async def stays_up(harness: Any, events: int = 2) -> None:
     """The next command works as usual."""
     after = await harness.run(harness.owner, "damage", character="Roryn", amount=1)
-    assert not after.ephemeral and "VIT 7 → 6" in json.dumps(after.embed, ensure_ascii=False)
+    assert not after.ephemeral and "VIT 7 → 6" in after.card.body
     assert len(await damage_events(harness)) == events
 
 
 def told(result: Any) -> list[str]:
     """Everything the user was shown, as text."""
-    return [m.content + json.dumps(m.embeds, ensure_ascii=False) for m in result.messages]
+    return [m.card.markdown for m in result.messages]
 
 
 def errors(logs: LogCapture) -> list[logging.LogRecord]:
@@ -254,7 +254,7 @@ async def test_a_failed_reply_commits_once_is_logged_and_the_bot_stays_up(
     await committed_once(harness)  # whatever the reply did
     assert len(discord.callbacks()) == callbacks, discord.attempts  # never answered twice
 
-    results = [m for m in result.messages if m.embeds]
+    results = [m for m in result.messages if m.card.title]  # a result, not a refusal
     assert len(results) == (1 if delivered else 0), result.text()
     if not delivered and callbacks:  # told what to do instead
         assert any(REPLY_FAILED in text for text in told(result)), result.text()
@@ -337,7 +337,7 @@ async def test_without_faults_a_slow_command_is_deferred_and_answered_once(defer
     assert [a.kind for a in discord.callbacks()] == [5], discord.attempts
     assert any(a.method == "PATCH" for a in discord.attempts), discord.attempts
     [message] = result.messages
-    assert not message.loading and not message.ephemeral and message.embeds, result.text()
+    assert not message.loading and not message.ephemeral and message.card.title, result.text()
     await committed_once(h)
 
 
@@ -388,7 +388,7 @@ async def test_a_fault_on_the_deferred_path_still_answers_once(
     assert not any(m.loading for m in result.messages), f"left thinking: {result.text()}"
     for text in told(result):
         assert SOMETHING_WENT_WRONG not in text and NOTHING_CHANGED not in text, text
-    shown = [m for m in result.messages if m.embeds or REPLY_FAILED in m.content]
+    shown = [m for m in result.messages if m.card.title or REPLY_FAILED in m.card.body]
     assert shown, f"neither the result nor what to do instead: {result.text()}"
     # A failure is a warning in the log, never an error (nor an unretrieved task exception).
     assert not errors(logs), logs.text()
@@ -407,9 +407,9 @@ async def test_a_refusal_after_a_defer_stays_private_under_a_fault(deferred: Any
     with flaky(h, ["ok", "500"]) as discord:
         result = await h.driver.invoke(h.owner, "damage", character="Roryn", amount=3)
     assert [a.kind for a in discord.callbacks()] == [5], discord.attempts
-    refusals = [m for m in result.messages if "Dead" in m.content]
+    refusals = [m for m in result.messages if "Dead" in m.card.body]
     assert refusals and all(m.ephemeral for m in refusals), result.text()
-    assert not [m for m in result.messages if not m.ephemeral and m.content.strip("…")]
+    assert not [m for m in result.messages if not m.ephemeral and m.card.body.strip("…")]
     assert await snapshot(h.db) == before
 
 

@@ -391,14 +391,8 @@ def unescaped(text: str, value: str) -> bool:
 
 
 def shown_texts(result: Result) -> list[str]:
-    """Where markdown renders: message content, embed descriptions and field values."""
-    found = []
-    for message in result.messages:
-        found.append(message.content)
-        for embed in message.embeds:
-            found.append(embed.get("description") or "")
-            found += [f.get("value", "") for f in embed.get("fields", [])]
-    return found
+    """Where markdown renders: every text display of every message (the title's heading too)."""
+    return [text for message in result.messages for text in message.card.texts]
 
 
 def check_escaped(result: Result, values: set[str], what: str) -> None:
@@ -466,7 +460,7 @@ async def check(
     assert result.messages, f"no answer to {what}"
     assert not any(m.loading for m in result.messages), f"left thinking: {what}"
     for message in result.messages:
-        assert SOMETHING_WENT_WRONG not in message.content, f"an error escaped: {what}"
+        assert SOMETHING_WENT_WRONG not in message.card.body, f"an error escaped: {what}"
     # The bot's own account of the command: one line, and never an error.
     assert lines.outcomes in (["ok"], ["refused"]), f"logged {lines.outcomes}: {what}"
     values = (typed_values(payload, files) - choices) | names(after)
@@ -600,7 +594,7 @@ async def _refused_and_unchanged(harness: Any, payload: dict) -> Result:
         result = await harness.driver.feed(payload)
     assert_answered_once(result)
     assert is_refusal(result), result.text()
-    assert SOMETHING_WENT_WRONG not in result.reply.content
+    assert SOMETHING_WENT_WRONG not in result.reply.card.body
     assert not logged.records, logged.text()
     assert await snapshot(harness.db) == before
     return result
@@ -654,7 +648,7 @@ async def test_options_that_are_not_a_list_are_refused_once(harness, command):
 async def test_a_missing_required_option_is_named(harness):
     await harness.add_character("Roryn")
     result = await _refused_and_unchanged(harness, _damage(harness, [_roryn()]))
-    assert "amount" in result.reply.content, result.text()
+    assert "amount" in result.reply.card.body, result.text()
 
 
 @pytest.mark.parametrize("kind", ["user", "role", "attachment"])
@@ -723,5 +717,5 @@ async def test_a_refusal_shows_a_typed_name_escaped(harness, name):
     h = harness
     payload = h.driver.payload(h.owner, "damage", amount=1, character=name)
     result = await _refused_and_unchanged(h, payload)
-    assert unescaped(result.reply.content, name) is False, result.reply.content
-    assert escape(name) in result.reply.content, result.reply.content
+    assert unescaped(result.reply.card.body, name) is False, result.reply.card.body
+    assert escape(name) in result.reply.card.body, result.reply.card.body

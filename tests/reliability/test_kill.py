@@ -107,7 +107,7 @@ async def test_a_killed_bot_loses_no_answered_command(
             guild = h.driver.add_guild(kill_worker.GUILD_ID)
             gm = h.driver.member(guild, "GM", user_id=kill_worker.GM_ID, manage_guild=True)
             result = await h.run(gm, "damage", character="Ash", amount=1)
-            assert result.reply.embeds and not result.ephemeral, result.text()
+            assert result.card.title and not result.ephemeral, result.text()
 
 
 async def logged_tags_and_replay(db: Database) -> dict[str, int]:

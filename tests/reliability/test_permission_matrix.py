@@ -131,7 +131,7 @@ async def _imported_as_p6_says(h: Any, role: str, result: Result, *, with_state:
     for key, value in fresh.items():
         assert getattr(sheet, key) == value, f"a player's import took {key} (P-6)"
     if with_state and not gm:
-        assert "(P-6)" in json.dumps(result.reply.embeds), "the player is not told (P-6)"
+        assert "(P-6)" in result.card.body, "the player is not told (P-6)"
 
 
 async def _revived_with_stress(h: Any, role: str, result: Result) -> None:
@@ -471,7 +471,7 @@ async def test_permission_cell(harness: Any, row: Row, role: str) -> None:
         return
     assert is_refusal(result), f"/{row.command} by {role} should be refused: {said}"
     expected = denial(row, role)
-    assert expected in result.reply.content, f"not refused by {expected}: {said}"
+    assert expected in result.reply.card.body, f"not refused by {expected}: {said}"
     assert after == before, f"/{row.command} by {role} was refused but changed the database"
     assert h.driver.channel_messages == posted, "a refused command posted in the channel"
 
@@ -481,7 +481,7 @@ async def test_the_gm_role_makes_a_gm(harness: Any) -> None:
     h = harness
     await h.add_character("Roryn", owner=h.owner)
     refused = await h.driver.invoke(h.gm_role, "character set", character="Roryn", vit=3)
-    assert is_refusal(refused) and "(P-3)" in refused.reply.content
+    assert is_refusal(refused) and "(P-3)" in refused.reply.card.body
     await h.settings(gm_role_id=h.guild.roles["GM"])
     allowed = await h.driver.invoke(h.gm_role, "character set", character="Roryn", vit=3)
     assert not is_refusal(allowed), allowed.text()
@@ -494,8 +494,8 @@ async def test_the_owner_edits_the_rule_fields_again_once_up(harness: Any) -> No
     h = harness
     await h.add_character("Roryn", owner=h.owner, vit=-1)
     refused = await h.driver.invoke(h.owner, "character edit", character="Roryn", res=5)
-    assert is_refusal(refused) and "(P-5)" in refused.reply.content
-    assert "Critical" in refused.reply.content, "the refusal does not say why"
+    assert is_refusal(refused) and "(P-5)" in refused.reply.card.body
+    assert "Critical" in refused.reply.card.body, "the refusal does not say why"
     await h.update("Roryn", vit=4)
     allowed = await h.driver.invoke(h.owner, "character edit", character="Roryn", res=5)
     assert not is_refusal(allowed), allowed.text()

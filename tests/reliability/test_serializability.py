@@ -152,10 +152,10 @@ async def test_concurrent_load_equals_the_sequential_replay_of_the_log(
         async with in_flight:
             result = await h.driver.invoke(h.gm, command, **options)
         reply = result.reply
-        assert SOMETHING_WENT_WRONG not in reply.content, (command, options, reply.content)
-        tally = went if reply.embeds else refusals  # a result, or a refusal
+        assert SOMETHING_WENT_WRONG not in reply.card.body, (command, options, reply.card.body)
+        tally = went if reply.card.title else refusals  # a result, or a refusal
         tally[command] = tally.get(command, 0) + 1
-        return bool(reply.embeds)
+        return bool(reply.card.title)
 
     went_through = sum(await asyncio.gather(*(one(c, o) for c, o in planned)))
     assert went_through > COMMANDS // 2, f"the load was mostly refused: {refusals}"
