@@ -24,6 +24,9 @@ from bench import baseline
 from bench.load import BotLoad
 from bench.stats import Figures
 from bench.world import World
+from bot.render.card import Card
+from bot.render.common import INFO_COLOUR
+from bot.render.layout import layout
 
 NOOP = "bench-noop"
 
@@ -92,8 +95,9 @@ class Trips:
 def _noop_command() -> app_commands.Command[Any, Any, None]:
     @app_commands.command(name=NOOP, description="answers at once, touches nothing")
     async def noop(interaction: discord.Interaction, character: str | None = None) -> None:
-        embed = discord.Embed(title=character or "?", description="VIT 10/10 · Up")
-        await interaction.response.send_message(embeds=[embed])
+        # A card as small as the bot's smallest result: the floor is what discord.py costs.
+        card = Card(colour=INFO_COLOUR, title=character or "?", lines=("VIT 10/10 · Up",))
+        await interaction.response.send_message(view=layout(card))
 
     return noop
 

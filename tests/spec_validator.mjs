@@ -46,6 +46,7 @@ const ROUTES = {
   "DELETE /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}": { none: true },
   "POST /channels/{channel_id}/messages": { anyOf: ["MessageCreateRequest"] },
   "PATCH /channels/{channel_id}/messages/{message_id}": { anyOf: ["MessageEditRequestPartial"] },
+  "DELETE /channels/{channel_id}/messages/{message_id}": { none: true },
   "PUT /applications/{application_id}/commands": COMMANDS,
   "PUT /applications/{application_id}/guilds/{guild_id}/commands": COMMANDS,
   "GET /applications/{application_id}/emojis": { none: true },

@@ -41,7 +41,7 @@ from bot.render.sheet import (
     selected_notice,
     sheet_reply,
 )
-from bot.render.table import character_list
+from bot.render.table import character_list, member_characters
 from bot.services import sheet as service
 from rules.errors import RuleError
 from rules.names import MAX_NAME_LENGTH
@@ -333,5 +333,13 @@ def _is_json(file: discord.Attachment) -> bool:
     return file.filename.lower().endswith(".json") or kind == "application/json"
 
 
+async def characters_of(interaction: Interaction, member: discord.Member) -> None:
+    """The user menu "Characters" (right-click a member → Apps): that member's characters in
+    this server, privately, with /character list's lines."""
+    rows = await service.characters_of(interaction.client.db, caller_of(interaction), member.id)
+    await replies.deliver(interaction, member_characters(member.display_name, rows))
+
+
 async def setup(bot: commands.Bot) -> None:
     await bot.add_cog(SheetCog())
+    bot.tree.add_command(app_commands.ContextMenu(name="Characters", callback=characters_of))

@@ -12,7 +12,7 @@ the benchmark use it.
     guild = driver.add_guild(GUILD_ID, roles={"GM": GM_ROLE_ID})
     alice = driver.member(guild, "Alice")
     result = await driver.invoke(alice, "damage", amount=3, character="Roryn")
-    result.reply.embeds[0]["title"]; result.reply.ephemeral; result.text()
+    result.card.title; result.card.lines; result.reply.ephemeral; result.text()
 
 The public API, beyond `invoke`, `autocomplete`, `click` and `dm`:
 

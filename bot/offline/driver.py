@@ -32,6 +32,7 @@ from bot.offline.payloads import (
     guild_create_payload,
     interaction_payload,
     snowflake,
+    user_menu_data,
     user_payload,
 )
 
@@ -212,6 +213,11 @@ class OfflineDriver:
         Raw value to send as it is.
         """
         return await self.feed(self.payload(member, command, **options))
+
+    async def user_menu(self, member: Member, name: str, target: Member) -> Result:
+        """Right-click `target` → Apps → `name`, as `member`: a user context menu."""
+        data = user_menu_data(member, name, target)
+        return await self.feed(interaction_payload(member, 2, data, self.application_id))
 
     async def autocomplete(
         self, member: Member, command: str, /, focused: str, **options: Any
@@ -414,9 +420,11 @@ class OfflineDriver:
     def _answer_http(self, route: seams.Route, captured: Request, payload: Any) -> Any:
         path, method = route.path, route.method
         if method == "PUT" and path.endswith("/commands"):
-            # Command registration: Discord answers with the commands and their new ids.
+            # Command registration: Discord answers with the commands and their new ids (a
+            # context menu, which is sent without a description, with an empty one).
             return [
                 {
+                    "description": "",
                     **cmd,
                     "id": str(command_id(cmd["name"])),
                     "application_id": str(self.application_id),

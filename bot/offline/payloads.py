@@ -14,11 +14,9 @@ from discord import AppCommandOptionType
 APPLICATION_ID = 1_100_000_000_000_000_001
 BOT_USER_ID = APPLICATION_ID
 MANAGE_GUILD = 1 << 5
-# What the README's invite gives: view, send, embed, attach, read history, external emoji,
-# use commands.
-APP_PERMISSIONS = str(
-    (1 << 10) | (1 << 11) | (1 << 14) | (1 << 15) | (1 << 16) | (1 << 18) | (1 << 31)
-)
+# What the README's invite gives (view, send, attach, external emoji), with what a server's
+# members usually have anyway (read history, use commands).
+APP_PERMISSIONS = str((1 << 10) | (1 << 11) | (1 << 15) | (1 << 16) | (1 << 18) | (1 << 31))
 EPHEMERAL = 1 << 6
 TIMESTAMP = "2026-01-01T00:00:00.000000+00:00"
 
@@ -111,6 +109,26 @@ def command_data(
         data["guild_id"] = str(member.guild.id)
     if resolved:
         data["resolved"] = resolved
+    return data
+
+
+def user_menu_data(member: Member, name: str, target: Member) -> dict[str, Any]:
+    """The `data` of a user context menu ("Apps" on a member): type 2, the member clicked as
+    `target_id` with its user and member resolved."""
+    member_data = member_payload(target)
+    member_data.pop("user")
+    data: dict[str, Any] = {
+        "id": str(command_id(name)),
+        "name": name,
+        "type": 2,
+        "target_id": str(target.user_id),
+        "resolved": {
+            "users": {str(target.user_id): user_payload(target.user_id, target.name)},
+            "members": {str(target.user_id): member_data},
+        },
+    }
+    if member.guild.id:
+        data["guild_id"] = str(member.guild.id)
     return data
 
 

@@ -8,13 +8,11 @@ import discord
 
 from bot.render.buttons import LastGaspButton, MySheetButton, NextRoundButton
 from bot.render.card import Card, Group, with_buttons
-from bot.render.common import INFO_COLOUR, escape, named, stamina, truncate, vit
+from bot.render.common import INFO_COLOUR, escape, named, stamina, vit
 from bot.render.reply import Reply
 from bot.services.board import BoardView
 from rules.condition import RollDue, roll_due
 from rules.models import Emotion, Sheet, State
-
-_LINE = 180
 
 
 def near(sheet: Sheet) -> list[str]:
@@ -51,7 +49,7 @@ def board_line(sheet: Sheet, in_combat: bool) -> str:
     mark = roll_mark(sheet, in_combat)
     if mark is not None:
         parts.append(mark)
-    return truncate(" · ".join(parts), _LINE)
+    return " · ".join(parts)  # bounded: a name, numbers, words; never cut inside a name
 
 
 def _groups(sheets: list[Sheet], in_combat: bool) -> tuple[Group, ...]:

@@ -1,6 +1,6 @@
 """A card built into Discord's layout components: one container in the card's accent colour
 (discord.py's `ui.LayoutView`, sent with the flag IS_COMPONENTS_V2). Members who turned off
-embeds and link previews see it all the same (docs/commands.md, "How every message is built").
+embeds and link previews see it all the same (docs/commands.md, "Readable for every member").
 
     Container(accent colour)
       Section(text: the title and lines, accessory: the one button) or TextDisplay(the same)

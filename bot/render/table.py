@@ -28,9 +28,6 @@ from bot.services.table import CombatView, DayResult, Membership, RestResult, Ro
 from rules.models import EmotionCause, GuildSettings, Sheet
 from rules.outcome import Outcome, bookkeeping, diff
 
-# Every user-visible line is capped so that one entry can never fill a message.
-_LINE = 200
-
 
 def character_line(sheet: Sheet, *, owner: bool = True) -> str:
     """`🟠 Roryn · Critical · VIT -1/10 · Stamina 5/8 · @owner` (the mention never pings: no
@@ -42,7 +39,7 @@ def character_line(sheet: Sheet, *, owner: bool = True) -> str:
         parts.append(f"Breakdown of {sheet.breakdown.label}")
     if owner:
         parts.append(f"<@{sheet.owner_id}>")
-    return truncate(" · ".join(parts), _LINE)
+    return " · ".join(parts)  # bounded: a name, numbers, words; never cut inside a name
 
 
 def list_card(
@@ -72,6 +69,20 @@ def character_list(rows: Sequence[CharacterRow]) -> Reply:
     if rows:
         card = replace(card, small=count(len(rows), "character"))
     return Reply(card)
+
+
+def member_characters(member_name: str, rows: Sequence[CharacterRow]) -> Reply:
+    """The user menu "Characters": a member's characters, privately, with /character list's
+    lines."""
+    name = escape(member_name)
+    card = list_card(
+        f"{name}'s characters",
+        [character_line(row.sheet, owner=False) for row in rows],
+        f"{name} has no character in this server. /character create makes one.",
+    )
+    if rows:
+        card = replace(card, small=count(len(rows), "character"))
+    return Reply(card, ephemeral=True)
 
 
 def sheet_notice(
@@ -184,7 +195,7 @@ def everyone_rested(kind: str, result: RestResult) -> Reply:
 def _outcome_line(outcome: Outcome) -> str:
     texts = change_texts(outcome.changes, outcome.action, vit=outcome.after.vit)
     what = " · ".join(texts) or "no change"
-    return truncate(f"{named(outcome.after)}: {what}", _LINE)
+    return f"{named(outcome.after)}: {what}"
 
 
 # --- history ---------------------------------------------------------------------------------

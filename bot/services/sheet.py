@@ -70,6 +70,13 @@ async def list_characters(db: Database, caller: Caller) -> list[CharacterRow]:
         return await uow.characters()
 
 
+async def characters_of(db: Database, caller: Caller, owner_id: int) -> list[CharacterRow]:
+    """A member's characters in the caller's server, by name (what /character list shows of
+    them: any member may look, P-2 keeps it to this server)."""
+    async with db.transaction(caller.guild_id, read_only=True) as uow:
+        return [row for row in await uow.characters() if row.sheet.owner_id == owner_id]
+
+
 async def select_character(db: Database, caller: Caller, name: str) -> CharacterRow:
     """A player selects its own characters; the GM may select any (P-2, P-4)."""
     async with db.transaction(caller.guild_id) as uow:

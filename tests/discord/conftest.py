@@ -38,9 +38,10 @@ Running things:
         amount=offline.Raw("three")), or interaction_payload(...) for a hand-made `data`; then
         harness.validated(await harness.driver.feed(payload)) (see bot/offline/__init__.py)
 
-Checks (module functions here): assert_refused(result, *fragments) -> the ephemeral text, no
-embed; assert_no_pings(request) runs on every body (interaction answers, followups, and the
-bot's own channel messages: the status boards). Every request the bot made during the test,
+Checks (module functions here): assert_refused(result, *fragments) -> the text of a private,
+untitled card in the refusal colour; assert_no_pings(request) and assert_layout(request) (one
+card of layout components, no embed, no content) run on every body (interaction answers,
+followups, and the bot's own channel messages: the status boards). Every request the bot made during the test,
 those of no interaction too (a board's edits), is checked again when the test ends. Fixtures
 (tests/conftest.py): spec_validator, the session's; strict_spec_validator, the same or a skip
 saying why the spec is absent (for tests about validation itself). Fixture any_harness: the
@@ -48,7 +49,10 @@ same harness on SQLite and, when TEST_DATABASE_URL names a PostgreSQL server, on
 a database of its own.
 
 Reading the result (`bot.offline.Result`):
-    result.reply (first message) .content .embeds .embed .ephemeral .components .files
+    result.card: what a member sees of the reply (bot/offline/layout.py's Seen): .title, .lines
+        (headline first), .body, .small (the last small line), .colour, .buttons, .pictures,
+        .files, .texts; lines(result), history_entries(result) -> Entry(name, lines), entries()
+    result.reply (first message) .card .ephemeral .layout .components (the raw tree) .files
     result.messages (all, in order: reply or deferred+edited original, then followups)
     result.requests (raw captured HTTP: method, path template, payload) ; result.text()
 

@@ -26,9 +26,11 @@ from typing import Any
 
 import discord
 import pytest
+from sqlalchemy import update
 
 from bot.app import create_bot
 from bot.boards import INTERVAL_S
+from bot.db.tables import boards
 from bot.offline import EPHEMERAL, Message, OfflineDriver, Request, Result
 from rules.dice import ScriptedRandom
 from tests.discord.conftest import (
@@ -455,6 +457,98 @@ async def test_a_board_survives_a_restart(tmp_path, spec_validator):
         assert edits.seen
         assert all(r.url.endswith(f"/messages/{message.id}") for _, r in edits.seen)
         assert board_requests(second.driver.requests, "POST") == []
+
+
+# --- boards posted before the bot built its messages from layout components (migration 0004) ----
+
+
+def embed_board(message_id: int, channel_id: int) -> Message:
+    """A status board as the bot of revision 0003 posted it: an embed and a row of buttons,
+    without the layout flag (which an edit can only add by clearing the embed)."""
+    return Message(
+        id=message_id,
+        kind="channel",
+        channel_id=channel_id,
+        embeds=[{"title": "Status board", "description": "🟢 Roryn · Up", "color": 0x6A75F2}],
+        components=[
+            {
+                "type": 1,
+                "components": [
+                    {"type": 2, "style": 2, "label": "My sheet", "custom_id": "lg:board:sheet"}
+                ],
+            }
+        ],
+        allowed_mentions={"parse": []},
+    )
+
+
+async def store_old_board(harness: Harness, message_id: int) -> None:
+    """The channel's board row as migration 0004 marks a board of 0003: not a layout."""
+    guild = harness.guild
+    async with harness.db.transaction(guild.id) as uow:
+        await uow.set_board(guild.channel_id, message_id)
+    async with harness.db.engine.begin() as conn:
+        await conn.execute(update(boards).values(layout=False))
+
+
+async def test_a_board_posted_before_layouts_is_replaced_once_after_the_upgrade(
+    tmp_path, spec_validator
+):
+    """The upgraded bot resumes the board: it cannot edit an embed into a layout without
+    clearing it, so it posts the board anew, deletes the old message, and edits the new one
+    from then on."""
+    url = f"sqlite+aiosqlite:///{tmp_path / 'lastgasp.db'}"
+    old_id = 1_300_000_000_000_999_999
+    async with started(url, spec_validator) as first:
+        await first.add_character("Roryn", vit=7)
+        await store_old_board(first, old_id)
+        guild, owner = first.guild, first.owner
+    old = embed_board(old_id, guild.channel_id)
+
+    bot = create_bot(url, rng=ScriptedRandom(), board_interval=INTERVAL)
+    driver = OfflineDriver(bot)
+    driver.channel_messages[old.id] = old  # Discord kept it while the bot was away
+    try:
+        await driver.start()
+        second = Harness(driver, spec_validator)
+        driver.add_guild(guild.id, roles=guild.roles, channel_id=guild.channel_id)
+        await eventually(lambda: old.id not in driver.channel_messages, "the old board deleted")
+        [new] = driver.channel_messages.values()
+        assert new.layout and new.card.title == "Status board"
+        assert "🟢 Roryn · Up · VIT 7/10" in new.card.body
+        board = await stored_board(second, guild)
+        assert (board.message_id, board.layout) == (new.id, True)
+        # From then on the new message is edited, never posted again.
+        await second.run(owner, "damage", character="Roryn", amount=5)
+        await eventually(lambda: "VIT 2/10" in board_text(new), "the new board edited")
+        await quiet(second)
+        assert len(board_requests(driver.requests, "POST")) == 1
+        assert [r.method for r in driver.requests if r.url.endswith(f"/messages/{old_id}")] == [
+            "DELETE"
+        ]
+        second.check_all_requests()
+    finally:
+        await driver.close()
+
+
+@pytest.mark.parametrize("command", ["board stop", "board start"])
+async def test_stop_or_start_deletes_a_board_posted_before_layouts(harness, command):
+    """/board stop cannot leave its line on an embed board (an edit would have to clear it
+    first): the old message is deleted; /board start posts the new board and deletes the old."""
+    await harness.add_character("Roryn", vit=7)
+    old = embed_board(1_300_000_000_000_999_998, harness.guild.channel_id)
+    harness.driver.channel_messages[old.id] = old
+    await store_old_board(harness, old.id)  # after the start: the worker never knew it
+    result = await harness.run(harness.gm, command)
+    assert result.ephemeral
+    assert old.id not in harness.driver.channel_messages
+    board = await stored_board(harness)
+    if command == "board stop":
+        assert board is None and not harness.driver.channel_messages
+    else:
+        [new] = harness.driver.channel_messages.values()
+        assert (board.message_id, board.layout) == (new.id, True) and new.layout
+    assert not [r for r in harness.driver.requests if r.method == "PATCH" and str(old.id) in r.url]
 
 
 def guild_on(shard: int, count: int, n: int = 0) -> int:
