@@ -227,20 +227,20 @@ class Text:
                 name = colour_name(colour) if colour is not None else "no colour"
                 lines.append(f"# {title}  ({name})")
         sizes = dict(message.files)
-        for component in walk(message.components):
-            kind = component.get("type")
-            if kind == TEXT_DISPLAY:
-                text = str(component.get("content", ""))
-                if text.startswith(HEADING):  # the title, shown above
-                    text = text.split("\n", 1)[1] if "\n" in text else ""
-                    if not text:
-                        continue
-                if text.startswith(SMALL) and "\n" not in text:  # the small line, as a footer
-                    lines.append(self.style.dim(f"~ {self.inline(text[len(SMALL) :])}"))
-                    continue
-                lines += self.inline(text).split("\n")
-            elif kind == SEPARATOR:
+        texts = [c for c in walk(message.components) if c.get("type") in (TEXT_DISPLAY, SEPARATOR)]
+        for index, component in enumerate(texts):
+            if component.get("type") == SEPARATOR:
                 lines.append(self.style.dim("─" * 24))
+                continue
+            text = str(component.get("content", ""))
+            if text.startswith(HEADING):  # the title, shown above
+                text = text.split("\n", 1)[1] if "\n" in text else ""
+            if card.small is not None and index == len(texts) - 1:  # shown as a footer below
+                text = text.removesuffix(SMALL + card.small).removesuffix("\n")
+            if text:
+                lines += self.inline(text).split("\n")
+        if card.small is not None:
+            lines.append(self.style.dim(f"~ {self.inline(card.small)}"))
         for kind, names in (("picture", card.pictures), ("file", card.files)):
             for name in names:
                 where = saved.get(name)

@@ -63,6 +63,7 @@ class Seen:
     files: tuple[str, ...]  # attachment names of its file components
     buttons: tuple[Button, ...]
     selects: tuple[Select, ...] = ()
+    separated: bool = False  # a separator divides it (a list follows)
 
     @property
     def title(self) -> str | None:
@@ -73,25 +74,30 @@ class Seen:
 
     @property
     def small(self) -> str | None:
-        """The small last line (bookkeeping, rule IDs), without its `-# `."""
-        if len(self.texts) > 1 or (self.texts and self.title is None):
-            last = self.texts[-1]
-            if last.startswith(SMALL) and "\n" not in last:
-                return last[len(SMALL) :]
-        return None
+        """The small last line (bookkeeping, rule IDs), without its `-# `: a text display of its
+        own, or, in a card with no list (no separator), the last line of the text before it."""
+        if not self.texts:
+            return None
+        last = self.texts[-1]
+        alone = "\n" not in last
+        if not alone and self.separated:
+            return None  # a list's last entry may end with a small line of its own
+        line = last.rsplit("\n", 1)[-1]
+        if not line.startswith(SMALL) or (alone and len(self.texts) == 1):
+            return None
+        return line[len(SMALL) :]
 
     @property
     def body(self) -> str:
         """Every text but the title and the small line, one text display after another."""
         texts = list(self.texts)
         if self.small is not None:
-            texts.pop()
+            rest = texts[-1].rsplit("\n", 1)
+            texts[-1] = rest[0] if len(rest) > 1 else ""
         if self.title is not None:
             rest = texts[0].split("\n", 1)
             texts[0] = rest[1] if len(rest) > 1 else ""
-            if not texts[0]:
-                texts.pop(0)
-        return "\n".join(texts)
+        return "\n".join(t for t in texts if t)
 
     @property
     def lines(self) -> list[str]:
@@ -126,6 +132,7 @@ def seen(components: Sequence[Mapping[str, Any]]) -> Seen:
     files: list[str] = []
     buttons: list[Button] = []
     selects: list[Select] = []
+    separated = False
     for component in walk(components):
         kind = component.get("type")
         if kind == CONTAINER and colour is None:
@@ -134,6 +141,8 @@ def seen(components: Sequence[Mapping[str, Any]]) -> Seen:
             texts.append(str(component.get("content", "")))
         elif kind == MEDIA_GALLERY:
             pictures += [_media_name(item) for item in component.get("items", [])]
+        elif kind == SEPARATOR:
+            separated = True
         elif kind == THUMBNAIL:
             pictures.append(_media_name(component))
         elif kind == FILE:
@@ -161,7 +170,15 @@ def seen(components: Sequence[Mapping[str, Any]]) -> Seen:
                     bool(component.get("disabled")),
                 )
             )
-    return Seen(colour, tuple(texts), tuple(pictures), tuple(files), tuple(buttons), tuple(selects))
+    return Seen(
+        colour,
+        tuple(texts),
+        tuple(pictures),
+        tuple(files),
+        tuple(buttons),
+        tuple(selects),
+        separated,
+    )
 
 
 def count(components: Sequence[Mapping[str, Any]]) -> int:

@@ -82,6 +82,16 @@ def small_text(card: Card) -> str:
     return f"-# {card.small}" if card.small else ""
 
 
+def small_joins(card: Card) -> bool:
+    """The small line ends the text display before it when nothing else stands between (the
+    common case: one text display fewer to build and send)."""
+    return bool(
+        card.small
+        and not (card.groups or card.more or card.picture or card.file or card.buttons)
+        and (card.rows or (card.accessory is None and (card.title or card.lines)))
+    )
+
+
 def more_line(left_out: int) -> str:
     return f"… and {left_out} more"
 
@@ -98,9 +108,27 @@ def group_texts(card: Card) -> list[str]:
     return texts
 
 
+def _lines_length(lines: Sequence[str], separator: int = 1) -> int:
+    return sum(map(len, lines)) + separator * max(len(lines) - 1, 0)
+
+
 def text_length(card: Card) -> int:
-    parts = [main_text(card), rows_text(card), small_text(card), *group_texts(card)]
-    return sum(len(p) for p in parts)
+    """The characters of every text display together, as the layout builds them (counted
+    without building them: this runs for every reply)."""
+    length = _lines_length(card.lines) + (len(card.title) + 4 if card.title else 0)
+    if card.title and card.lines:
+        length += 1
+    if card.rows:
+        length += sum(len(label) + len(value) + 7 for label, value in card.rows)
+        length += len(card.rows) - 1
+    groups = [g for g in card.groups if g.entries]
+    for group in groups:
+        length += _lines_length(group.entries, 2 if group.gap else 1)
+    if card.more:
+        length += len(more_line(card.more)) + (1 if groups else 0)
+    if card.small:
+        length += len(card.small) + 3 + (1 if small_joins(card) else 0)
+    return length
 
 
 def component_count(card: Card) -> int:
@@ -108,13 +136,13 @@ def component_count(card: Card) -> int:
     included: a text display or separator 1, a section 2 plus its accessory, a media gallery or
     file 1, an action row 1 plus its items."""
     count = 1  # the container
-    main = main_text(card)
+    main = bool(card.title or card.lines)
     if card.accessory is not None:
         count += 3  # the section, its text, its button
     elif main:
         count += 1
     count += 1 if card.rows else 0
-    groups = len(group_texts(card))
+    groups = sum(1 for g in card.groups if g.entries) or (1 if card.more else 0)
     if groups:
         count += 2 * groups - (0 if main or card.rows else 1)  # a separator before each group
     count += 1 if card.picture else 0
@@ -122,7 +150,8 @@ def component_count(card: Card) -> int:
     if card.buttons:
         rows = -(-len(card.buttons) // BUTTONS_PER_ROW)
         count += rows + len(card.buttons)
-    count += 1 if card.small else 0
+    if card.small and not small_joins(card):
+        count += 1
     return count
 
 

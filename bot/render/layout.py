@@ -8,7 +8,7 @@ embeds and link previews see it all the same (docs/commands.md, "Readable for ev
       Separator, TextDisplay(a group of the list) …
       MediaGallery(the picture)   File(the attached file)
       ActionRow(the buttons) …
-      TextDisplay(-# the small line)
+      TextDisplay(-# the small line), or the small line ending the text before it
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from bot.render.card import (
     group_texts,
     main_text,
     rows_text,
+    small_joins,
     small_text,
 )
 
@@ -34,13 +35,17 @@ def layout(card: Card) -> ui.LayoutView:
     one of our DynamicItems, dispatched by its custom id, so sending one costs no memory."""
     card = fitted(card)
     container: ui.Container[Any] = ui.Container(accent_colour=card.colour)
+    small = small_text(card)
+    joined = small_joins(card)
     main = main_text(card)
+    if joined and not card.rows:
+        main += "\n" + small
     if card.accessory is not None:
         container.add_item(ui.Section(ui.TextDisplay(main or "\u200b"), accessory=card.accessory))
     elif main:
         container.add_item(ui.TextDisplay(main))
     if card.rows:
-        container.add_item(ui.TextDisplay(rows_text(card)))
+        container.add_item(ui.TextDisplay(rows_text(card) + ("\n" + small if joined else "")))
     for index, text in enumerate(group_texts(card)):
         if index or main or card.rows:
             container.add_item(ui.Separator(spacing=discord.SeparatorSpacing.small))
@@ -54,8 +59,8 @@ def layout(card: Card) -> ui.LayoutView:
     buttons = list(card.buttons)
     for start in range(0, len(buttons), BUTTONS_PER_ROW):
         container.add_item(ui.ActionRow(*buttons[start : start + BUTTONS_PER_ROW]))
-    if card.small:
-        container.add_item(ui.TextDisplay(small_text(card)))
+    if small and not joined:
+        container.add_item(ui.TextDisplay(small))
     view = ui.LayoutView(timeout=None)
     view.add_item(container)
     return view
