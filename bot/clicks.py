@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import discord
 
@@ -22,18 +22,22 @@ from bot.failures import (
 from bot.lifecycle import admitted
 from bot.limits import SLOWED, slowed
 from bot.logs import log_command
-from bot.people import caller_of
-from bot.questions import CANCELLED_ALREADY, DELETED_ALREADY, Answer, answering
+from bot.people import caller_of, faces_for
+from bot.questions import CANCELLED_ALREADY, CHOSEN_ALREADY, DELETED_ALREADY, Answer, answering
 from bot.render.buttons import (
     DeleteButton,
     Expired,
     MySheetButton,
     NextRoundButton,
     OddsButton,
+    RaiseButton,
     RecoveryButton,
+    SceneMenu,
     handles,
 )
 from bot.render.odds import odds_reply
+from bot.render.refresh import raises_redrawn
+from bot.render.scene import menu_answered, scene_reply
 from bot.render.sheet import (
     delete_answered,
     delete_cancelled,
@@ -41,10 +45,12 @@ from bot.render.sheet import (
     sheet_reply,
 )
 from bot.render.table import round_started
-from bot.services import play, sheet, table
+from bot.services import checks, play, scene, sheet, table
 from bot.services.base import NO_ACTIVE, NO_ACTIVE_TO_SHOW
+from bot.services.checks import StalePress
 from bot.shards import served
 from rules.errors import RuleError
+from rules.models import Emotion
 
 if TYPE_CHECKING:
     from bot.app import LastGaspBot
@@ -165,6 +171,92 @@ async def my_sheet(interaction: Click, button: MySheetButton) -> None:
         await replies.deliver(interaction, sheet_reply(row.sheet, private=True))
 
     await run_click(interaction, show)
+
+
+@handles(RaiseButton)
+async def raise_emotion(interaction: Click, button: RaiseButton) -> None:
+    """K-4: one stage of the emotion, as /emotion; the Check's buttons redrawn for the sheet as
+    it is now, so that only a press on the new ones counts again (never two from a double
+    click)."""
+
+    async def press() -> None:
+        bot = interaction.client
+        message = interaction.message
+        try:
+            acted = await checks.raise_from_check(
+                bot.db,
+                caller_of(interaction),
+                bot.rng,
+                character_id=button.character_id,
+                emotion=button.emotion,
+                cause=button.cause,
+                seen=(button.stack, button.stress),
+            )
+        except StalePress as stale:
+            if message is not None:
+                await replies.redraw(
+                    interaction, raises_redrawn(message, button.character_id, stale.sheet)
+                )
+            raise  # told privately, after the redraw
+        if message is not None:
+            await replies.redraw(
+                interaction, raises_redrawn(message, button.character_id, acted.outcome.after)
+            )
+        await send_acted(interaction, acted)  # posted as /emotion posts it
+
+    await run_click(interaction, press)
+
+
+def _chosen_ids(interaction: Click, menu: SceneMenu) -> list[int]:
+    """The characters chosen, as the menu offered them (a value it did not offer is refused)."""
+    data: Any = interaction.data or {}
+    values = data.get("values") or []
+    offered = {option.value for option in menu.item.options}
+    if not values or any(not isinstance(v, str) or v not in offered for v in values):
+        raise RuleError("That choice is not one the menu offered. Run the command again.")
+    return [int(v) for v in values]
+
+
+@handles(SceneMenu)
+async def scene_chosen(interaction: Click, menu: SceneMenu) -> None:
+    """G-1, G-2: the GM's choice; answered once (a second choice is told what happened), the
+    menu replaced by where the results are, the results public."""
+
+    async def choose() -> str | None:
+        bot = interaction.client
+        if interaction.user.id != menu.asker_id:
+            raise RuleError("Only the GM who asked can choose. Run the command yourself.")
+        now = bot.clock().timestamp()
+        if now > menu.until:
+            await replies.refuse(interaction, EXPIRED)
+            return EXPIRED_OUTCOME
+        ids = _chosen_ids(interaction, menu)
+        caller = caller_of(interaction)
+        async with answering(bot, menu.key, now) as question:
+            if question.answer is not None:
+                raise RuleError(CHOSEN_ALREADY)
+            if menu.what == "breakdown":
+                emotion, pressure = menu.arg.split("-")
+                result = await scene.breakdown(
+                    bot.db,
+                    caller,
+                    bot.rng,
+                    emotion=Emotion(emotion),
+                    pressure=int(pressure),
+                    ids=ids,
+                )
+            elif menu.what == "damage":
+                result = await scene.damage(bot.db, caller, amount=int(menu.arg), ids=ids)
+            else:
+                result = await scene.heal(bot.db, caller, amount=int(menu.arg), ids=ids)
+            question.answer = Answer.CHOSEN
+            await replies.update(interaction, menu_answered(result))
+        await replies.deliver(
+            interaction, scene_reply(menu.what, menu.arg, result, faces_for(interaction))
+        )
+        return None
+
+    await run_click(interaction, choose)
 
 
 @handles(Expired)

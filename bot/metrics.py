@@ -37,9 +37,20 @@ if TYPE_CHECKING:
 OTHER = "other"  # a name the bot does not know (an out-of-date command, a forged button)
 # Around Discord's 3 s: the defer goes at 2 s, an answer past 3 s is lost.
 BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 2.5, 3.0, 5.0)
-# component_name() of every button of bot/render/buttons.py (tests/ops/test_metrics.py checks).
+# component_name() of every button and menu of bot/render/buttons.py (tests/ops/test_metrics.py
+# checks).
 BUTTON_NAMES = frozenset(
-    {"recover", "odds", "delete:confirm", "delete:cancel", "board:round", "board:sheet", "expired"}
+    {
+        "recover",
+        "odds",
+        "delete:confirm",
+        "delete:cancel",
+        "board:round",
+        "board:sheet",
+        "raise",
+        "pick",
+        "expired",
+    }
 )
 
 # No `_created` series beside every counter: half the exposition, read by nothing here.

@@ -213,6 +213,24 @@ async def refuse(interaction: discord.Interaction[Any], text: str) -> None:
     await deliver(interaction, Reply.refusal(text))
 
 
+async def redraw(interaction: discord.Interaction[Any], view: discord.ui.LayoutView) -> bool:
+    """A click's first answer that redraws the clicked message (its buttons), nothing else on it
+    changed; the result follows (`deliver`). False when the click was deferred already: the
+    message stays as it was (its buttons refuse a stale press, saying so)."""
+    state = _answer(interaction)
+    async with state.lock:
+        if interaction.response.is_done() or state.deferred:
+            log.info("interaction %s: deferred, its message is not redrawn", interaction.id)
+            return False
+        try:
+            await interaction.response.edit_message(view=view, allowed_mentions=NO_PINGS)
+        except Exception:
+            _late(interaction, state, FAILED)
+            raise
+        _acknowledged(interaction, state)
+        return True
+
+
 async def update(interaction: discord.Interaction[Any], reply: Reply) -> None:
     """A click's answer that replaces the clicked message (the delete question's)."""
     state = _answer(interaction)

@@ -136,6 +136,7 @@ class GuildSettings(BaseModel):
     last_gasp_advantage: LastGaspAdvantage = LastGaspAdvantage.YES
     dying_damage: DyingDamage = DyingDamage.NOTHING
     rule_ids: RuleIds = RuleIds.FOOTER
+    check_die: str = "1d20"  # K-1
 
     @field_validator("die_faces")
     @classmethod
@@ -145,9 +146,9 @@ class GuildSettings(BaseModel):
             raise ValueError("die faces are 2 to 20 letters of M, H and C, with at least one C")
         return faces
 
-    @field_validator("reaction_die")
+    @field_validator("reaction_die", "check_die")
     @classmethod
-    def _reaction_die(cls, value: str) -> str:
+    def _dice(cls, value: str) -> str:
         try:
             notation.parse(value)
         except RuleError as error:

@@ -8,7 +8,7 @@ from functools import cached_property
 
 from pydantic import BaseModel, ConfigDict
 
-from rules.models import Emotion, Sheet
+from rules.models import Emotion, EmotionCause, Sheet
 from rules.rolls import Roll
 from rules.text import Text, TextField
 
@@ -42,6 +42,8 @@ class Outcome(BaseModel):
     notes: tuple[TextField, ...] = ()
     public: bool = True
     failed: bool = False  # a check that failed (a Medicine check, a pushed Check)
+    # K-4: a Daring Throw or a Reaction Roll offers to raise an emotion, with this cause (E-10)
+    raise_cause: EmotionCause | None = None
 
     @cached_property
     def changes(self) -> list[Change]:

@@ -30,7 +30,7 @@ def _refuse_if_down(sheet: Sheet, doing: str) -> None:
         )
 
 
-def _pay(sheet: Sheet, cost: int, doing: str, instead: str, **flags: object) -> Sheet:
+def pay(sheet: Sheet, cost: int, doing: str, instead: str, **flags: object) -> Sheet:
     """Spend `cost` Stamina and set the round's `flags` (one validation), or refuse and spend
     nothing (V-5, H-5, S-8, S-5)."""
     _refuse_if_down(sheet, doing)
@@ -83,7 +83,7 @@ def act_early(sheet: Sheet, *, in_combat: bool) -> Outcome:
             "after the enemy this round; nothing was spent.",
             name=sheet.name,
         )
-    after = _pay(sheet, 1, "acting early", "", early_this_round=True)
+    after = pay(sheet, 1, "acting early", "", early_this_round=True)
     headline = say("{name} acts before the enemy this round, for 1 Stamina.", name=sheet.name)
     return finish("early", sheet, after, ["S-4"], headline=headline)
 
@@ -98,7 +98,7 @@ def turn_resets_reactions(settings: GuildSettings, *, in_combat: bool) -> bool:
 def react(sheet: Sheet, what: str | None = None) -> Outcome:
     """S-5: the n-th reaction since the start of the turn costs n."""
     cost = sheet.reactions_taken + 1
-    after = _pay(
+    after = pay(
         sheet,
         cost,
         f"reaction {cost}",
@@ -136,7 +136,7 @@ def push(
     if target is not None and roll is None:
         raise RuleError("A target needs a roll to compare with: give a dice expression too.")
     rules = ["S-6"]
-    after = _pay(
+    after = pay(
         sheet,
         amount,
         f"pushing for +{amount}",
@@ -191,7 +191,7 @@ def spend(sheet: Sheet, amount: int, reason: str) -> Outcome:
     reason = (reason or "").strip()
     if not reason:
         raise RuleError("Say what the Stamina is spent on (a class ability, resisting cold…).")
-    after = _pay(
+    after = pay(
         sheet, amount, "spending Stamina", "Spend less, or rest first.", spent_this_round=True
     )
     headline = say(

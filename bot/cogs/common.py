@@ -12,11 +12,10 @@ from discord import app_commands
 from bot import replies
 from bot.options import focused_text
 from bot.people import faces_for
-from bot.render.common import CHOICE_NAME_LIMIT, CHOICES_LIMIT, STATE_MARKS
+from bot.render.common import CHOICE_NAME_LIMIT, CHOICES_LIMIT, choice_label, fit_units, utf16_units
 from bot.render.outcome import outcome_reply
 from bot.services.context import Acted
-from rules.models import Sheet
-from rules.names import MAX_NAME_LENGTH, graphemes
+from rules.names import MAX_NAME_LENGTH
 
 if TYPE_CHECKING:
     from bot.app import LastGaspBot
@@ -67,44 +66,17 @@ async def character_autocomplete(
         log.warning("autocomplete failed (guild %s)", interaction.guild_id, exc_info=True)
         return []
     return [
-        choice(row.sheet.name, label(row.sheet))
+        choice(row.sheet.name, choice_label(row.sheet))
         for row in rows[:CHOICES_LIMIT]
         if _offerable(row.sheet.name)
     ]
 
 
-def _units(text: str) -> int:
-    """Length in UTF-16 units: an emoji takes two or more (Discord's count, to be safe)."""
-    return len(text.encode("utf-16-le")) // 2
-
-
 def _offerable(name: str) -> bool:
     """A choice's value takes at most 100 characters: a longer name (32 emoji sequences can
     be) is typed, not offered, or Discord refuses every choice."""
-    return _units(name) <= CHOICE_VALUE_LIMIT
-
-
-def _fit(text: str, limit: int) -> str:
-    """`text` cut to `limit` UTF-16 units between characters as the user sees them (never
-    inside an emoji), with an ellipsis."""
-    if _units(text) <= limit:
-        return text
-    kept, used = [], 1  # the ellipsis
-    for cluster in graphemes(text):
-        used += _units(cluster)
-        if used > limit:
-            break
-        kept.append(cluster)
-    return "".join(kept) + "…"
-
-
-def label(sheet: Sheet) -> str:
-    """`🟠 Roryn · Critical, VIT -1/10`: how a character is offered in a list of choices."""
-    return (
-        f"{STATE_MARKS[sheet.state]} {sheet.name} · {sheet.state.value}, "
-        f"VIT {sheet.vit}/{sheet.max_vit}"
-    )
+    return utf16_units(name) <= CHOICE_VALUE_LIMIT
 
 
 def choice(value: str, name: str) -> app_commands.Choice[str]:
-    return app_commands.Choice(name=_fit(name, CHOICE_NAME_LIMIT), value=value)
+    return app_commands.Choice(name=fit_units(name, CHOICE_NAME_LIMIT), value=value)

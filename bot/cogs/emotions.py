@@ -7,6 +7,7 @@ from typing import Literal
 from discord import app_commands
 from discord.ext import commands
 
+from bot.cogs import scene_menu
 from bot.cogs.common import (
     CHARACTER_OR_ACTIVE,
     GM_ONLY,
@@ -16,8 +17,11 @@ from bot.cogs.common import (
     character_autocomplete,
     send_acted,
 )
+from bot.cogs.scene_menu import only_one_way
 from bot.people import caller_of
-from bot.services import play
+from bot.render.scene import scene_arg
+from bot.services import play, scene
+from rules.errors import RuleError
 from rules.models import Emotion, EmotionCause, ReliefMethod
 
 MAX_STAGES = 20  # E-1
@@ -85,21 +89,44 @@ class Emotions(commands.Cog):
     )
     @app_commands.default_permissions(GM_ONLY)
     @app_commands.describe(
-        character="The character under pressure",
         emotion="The emotion the situation challenges",
         pressure="The Pressure to reach, 1 to 20 (e.g. 4, 6, 8)",
-        roll="The die result rolled physically, instead of letting the bot roll",
+        character="The character under pressure (leave out: pick several from a menu)",
+        roll="The die result rolled physically, for one character, instead of the bot's roll",
+        everyone="Every living, conscious character of this channel's combat (G-1)",
     )
     @app_commands.autocomplete(character=character_autocomplete)
     async def breakdown(
         self,
         interaction: Interaction,
-        character: CharacterName,
         emotion: EmotionChoice,
         pressure: app_commands.Range[int, 1, MAX_PRESSURE],
+        character: CharacterName | None = None,
         roll: app_commands.Range[int, -1000, 1000] | None = None,
+        everyone: bool | None = None,
     ) -> None:
         bot = interaction.client
+        if everyone or character is None:
+            if roll is not None:
+                raise RuleError(
+                    "A die rolled by hand is for one character: name it with character, or "
+                    "leave out roll and let the bot roll for each. Nothing was rolled."
+                )
+            arg = scene_arg("breakdown", emotion=Emotion(emotion), pressure=pressure)
+            if not everyone:
+                await scene_menu.ask(interaction, "breakdown", arg, conscious_only=True)
+                return
+            only_one_way(character)
+            result = await scene.breakdown(
+                bot.db,
+                caller_of(interaction),
+                bot.rng,
+                emotion=Emotion(emotion),
+                pressure=pressure,
+                ids=None,
+            )
+            await scene_menu.show(interaction, "breakdown", arg, result)
+            return
         acted = await play.breakdown(
             bot.db,
             caller_of(interaction),

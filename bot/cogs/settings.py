@@ -40,6 +40,7 @@ class SettingsCog(commands.GroupCog, group_name="settings", group_description="S
         reaction_die="Dice of situational breakdown Reaction Rolls, e.g. 1d10 (E-8)",
         emotion_threshold="Default emotion threshold of new characters, 1–20 (E-1)",
         rule_ids="footer: up to three rule IDs under each result · off",
+        check_die="Dice of /check when it names none, e.g. 1d20 or 2d6 (K-1)",
     )
     async def set_(
         self,
@@ -54,6 +55,7 @@ class SettingsCog(commands.GroupCog, group_name="settings", group_description="S
         reaction_die: app_commands.Range[str, 1, EXPRESSION_LIMIT] | None = None,
         emotion_threshold: app_commands.Range[int, 1, 20] | None = None,
         rule_ids: Literal["footer", "off"] | None = None,
+        check_die: app_commands.Range[str, 1, EXPRESSION_LIMIT] | None = None,
     ) -> None:
         clear_role = gm_role is not None and gm_role.is_default()
         changes = {
@@ -67,6 +69,7 @@ class SettingsCog(commands.GroupCog, group_name="settings", group_description="S
             "reaction_die": reaction_die,
             "emotion_threshold": emotion_threshold,
             "rule_ids": rule_ids,
+            "check_die": check_die,
         }
         before, after = await service.set_settings(
             interaction.client.db, caller_of(interaction), changes, clear_gm_role=clear_role

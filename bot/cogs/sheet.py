@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import contextvars
-from collections.abc import Awaitable, Callable, Coroutine
-from typing import Any, Literal
+from collections.abc import Awaitable, Callable
+from typing import Literal
 
 import discord
 from discord import app_commands
@@ -31,7 +30,7 @@ from bot.cogs.common import (
     send_acted,
 )
 from bot.people import caller_of
-from bot.questions import answered
+from bot.questions import after_deadline, answered
 from bot.render.sheet import (
     created_reply,
     delete_question,
@@ -73,21 +72,6 @@ def _con_size(con: str | None) -> int | None:
 async def read_attachment(attachment: discord.Attachment) -> bytes:
     """The default download: Discord's CDN through discord.py (the tests' driver serves it)."""
     return await attachment.read()
-
-
-_timeouts: set[asyncio.Task[None]] = set()  # referenced until done
-
-
-def _detached(delay: float, job: Callable[[], Coroutine[Any, Any, None]]) -> None:
-    """Run `job` after `delay`, outside the interaction that asked (it has long been answered)."""
-    loop = asyncio.get_running_loop()
-
-    def start() -> None:
-        task = loop.create_task(job())
-        _timeouts.add(task)
-        task.add_done_callback(_timeouts.discard)
-
-    loop.call_later(delay, start, context=contextvars.Context())
 
 
 class SheetCog(commands.GroupCog, group_name="character", group_description="Character sheets"):
@@ -251,7 +235,7 @@ class SheetCog(commands.GroupCog, group_name="character", group_description="Cha
                     **replies.message(delete_unanswered(row.sheet))
                 )
 
-        _detached(self.confirm_seconds, time_out)
+        after_deadline(self.confirm_seconds, time_out)
 
     @app_commands.command(name="revive", description="GM: bring a Dead or Retired character back")
     @app_commands.default_permissions(GM_ONLY)

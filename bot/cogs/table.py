@@ -25,13 +25,12 @@ from bot.cogs.common import (
     Interaction,
     character_autocomplete,
     choice,
-    label,
     send_acted,
 )
 from bot.options import focused_text
 from bot.people import caller_of, faces_for
 from bot.render import table as render
-from bot.render.common import CHOICES_LIMIT
+from bot.render.common import CHOICES_LIMIT, choice_label
 from bot.render.outcome import outcome_reply
 from bot.services import table as service
 from rules.errors import RuleError
@@ -59,7 +58,7 @@ async def history_autocomplete(
     for character_id, sheet in gone:
         if sheet.name.casefold().startswith(typed) and len(choices) < CHOICES_LIMIT:
             value = f"{service.DELETED}{character_id}"
-            choices.append(choice(value, f"{label(sheet)} · deleted"))
+            choices.append(choice(value, f"{choice_label(sheet)} · deleted"))
     return choices
 
 

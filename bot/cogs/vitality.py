@@ -6,6 +6,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot import replies
+from bot.cogs import scene_menu
 from bot.cogs.common import (
     CHARACTER_OR_ACTIVE,
     CharacterName,
@@ -13,6 +14,7 @@ from bot.cogs.common import (
     character_autocomplete,
     send_acted,
 )
+from bot.cogs.scene_menu import only_one_way
 from bot.people import caller_of
 from bot.render.odds import odds_reply
 from bot.services import play
@@ -22,14 +24,23 @@ MAX_AMOUNT = 10_000  # H-1, H-2
 
 class Vitality(commands.Cog):
     @app_commands.command(name="damage", description="Subtract VIT from a character (H-1)")
-    @app_commands.describe(amount="Damage taken, 1 to 10000", character=CHARACTER_OR_ACTIVE)
+    @app_commands.describe(
+        amount="Damage taken, 1 to 10000",
+        character=CHARACTER_OR_ACTIVE,
+        several="GM: pick the characters an area hits, from a menu (G-2)",
+    )
     @app_commands.autocomplete(character=character_autocomplete)
     async def damage(
         self,
         interaction: Interaction,
         amount: app_commands.Range[int, 1, MAX_AMOUNT],
         character: CharacterName | None = None,
+        several: bool | None = None,
     ) -> None:
+        if several:
+            only_one_way(character)
+            await scene_menu.ask(interaction, "damage", str(amount), conscious_only=False)
+            return
         bot = interaction.client
         acted = await play.damage(
             bot.db, caller_of(interaction), bot.rng, amount=amount, character=character
@@ -37,14 +48,23 @@ class Vitality(commands.Cog):
         await send_acted(interaction, acted)
 
     @app_commands.command(name="heal", description="Magic healing (H-2)")
-    @app_commands.describe(amount="Points of healing, 1 to 10000", character=CHARACTER_OR_ACTIVE)
+    @app_commands.describe(
+        amount="Points of healing, 1 to 10000",
+        character=CHARACTER_OR_ACTIVE,
+        several="GM: pick the characters an area heals, from a menu (G-2)",
+    )
     @app_commands.autocomplete(character=character_autocomplete)
     async def heal(
         self,
         interaction: Interaction,
         amount: app_commands.Range[int, 1, MAX_AMOUNT],
         character: CharacterName | None = None,
+        several: bool | None = None,
     ) -> None:
+        if several:
+            only_one_way(character)
+            await scene_menu.ask(interaction, "heal", str(amount), conscious_only=False)
+            return
         bot = interaction.client
         acted = await play.heal(
             bot.db, caller_of(interaction), bot.rng, amount=amount, character=character

@@ -31,6 +31,7 @@ from bot.offline import (
     Result,
     SentInteraction,
 )
+from bot.offline.layout import Select
 from bot.offline.payloads import parse_bool
 
 _TIMESTAMP = re.compile(r"<t:-?\d+(?::[tTdDfFR])?>")  # Discord's timestamp token
@@ -58,6 +59,8 @@ Console commands:
   :complete /damage character:Ro   the autocomplete choices for the last option typed
   :click LABEL           press a button of a message shown (its label, custom id, or a unique
                          part of either; the most recent message first); :click alone lists them
+  :select A, B           choose options in the most recent menu shown (each a unique part of an
+                         option's label, commas between); :select alone lists the menu's options
   :commands              list the slash commands and their options
   :help                  this text
   :quit                  leave (Ctrl-D and the end of input do too)
@@ -71,6 +74,7 @@ CONSOLE_COMMANDS = (
     ":who",
     ":complete",
     ":click",
+    ":select",
     ":commands",
     ":help",
     ":quit",
@@ -312,6 +316,8 @@ class Console:
             await self._complete(line.split(None, 1)[1] if len(words) > 1 else "")
         elif command == ":click":
             await self._click(" ".join(args))
+        elif command == ":select":
+            await self._select(line.split(None, 1)[1] if len(words) > 1 else "")
         else:
             close = difflib.get_close_matches(command, CONSOLE_COMMANDS, n=1)
             hint = f"did you mean {close[0]}? " if close else ""
@@ -527,6 +533,37 @@ class Console:
         message, custom_id = self._find_button(wanted, buttons)
         payload = self.driver.click_payload(self.speaker, message, custom_id)
         result = await self._run(f":click {wanted}", payload, clicked=message)
+        if result is not None:
+            self.last = result
+            self._remember(result)
+            self.show(result)
+        await self.refresh_board()
+
+    def _menu(self) -> tuple[Message, Select]:
+        """The most recent select menu shown that can still be used."""
+        for message in reversed(list(self._shown.values())):
+            for select in message.card.selects:
+                if not select.disabled:
+                    return message, select
+        raise ConsoleError("No menu has been shown yet.")
+
+    async def _select(self, wanted: str) -> None:
+        message, menu = self._menu()
+        if not wanted.strip():
+            self.print(f"Options of the menu {menu.placeholder!r} (:select A, B chooses):")
+            for label, _ in menu.options:
+                self.print(f"  {label}")
+            return
+        values = []
+        for part in (p.strip().lower() for p in wanted.split(",")):
+            found = [v for label, v in menu.options if part and part in label.lower()]
+            exact = [v for label, v in menu.options if part and part == label.lower()]
+            if len(found) != 1 and len(exact) != 1:
+                how = "no option of the menu matches" if not found else "several options match"
+                raise ConsoleError(f"{how} {part!r} (:select alone lists them)")
+            values.append(exact[0] if len(exact) == 1 else found[0])
+        payload = self.driver.click_payload(self.speaker, message, menu.custom_id, values)
+        result = await self._run(f":select {wanted}", payload, clicked=message)
         if result is not None:
             self.last = result
             self._remember(result)

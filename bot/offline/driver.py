@@ -234,11 +234,23 @@ class OfflineDriver:
         payload = self.click_payload(member, message, custom_id)
         return await self.send(payload, clicked=message).result()
 
-    def click_payload(self, member: Member, message: Message, custom_id: str) -> dict[str, Any]:
-        data = {"custom_id": custom_id, "component_type": 2}
+    def click_payload(
+        self, member: Member, message: Message, custom_id: str, values: list[str] | None = None
+    ) -> dict[str, Any]:
+        """A button's click, or with `values` a choice in the select menu `custom_id`."""
+        data: dict[str, Any] = {"custom_id": custom_id, "component_type": 2}
+        if values is not None:
+            data = {"custom_id": custom_id, "component_type": 3, "values": list(values)}
         payload = interaction_payload(member, 3, data, self.application_id)
         payload["message"] = message.to_payload(self._bot_author())
         return payload
+
+    async def select(
+        self, member: Member, message: Message, custom_id: str, values: list[str]
+    ) -> Result:
+        """Choose `values` (the options' values) in the select menu `custom_id` of a message."""
+        payload = self.click_payload(member, message, custom_id, values)
+        return await self.send(payload, clicked=message).result()
 
     async def dm(self, user_id: int, command: str, /, **options: Any) -> Result:
         """The same command sent from a direct message (no guild): guild-only must refuse."""

@@ -15,17 +15,17 @@ from typing import Any, ClassVar, Self, TypeVar
 
 import discord
 
-from rules.models import State, vitality_state
+from rules.models import Emotion, EmotionCause, Sheet, State, vitality_state
 
 Handler = Callable[[discord.Interaction[Any], Any], Awaitable[None]]
 _HANDLERS: dict[type, Handler] = {}
-B = TypeVar("B", bound="LastGaspButton")
+B = TypeVar("B", bound="discord.ui.DynamicItem[Any]")
 
 
 def handles(
     button: type[B],
 ) -> Callable[[Callable[[discord.Interaction[Any], B], Awaitable[None]]], Any]:
-    """Register what a click on `button` does (bot/clicks.py)."""
+    """Register what a click on `button` (or a choice in a menu) does (bot/clicks.py)."""
 
     def register(handler: Callable[[discord.Interaction[Any], B], Awaitable[None]]) -> Any:
         _HANDLERS[button] = handler
@@ -162,6 +162,107 @@ class MySheetButton(LastGaspButton, template=r"lg:board:sheet"):
         return cls()
 
 
+class RaiseButton(
+    LastGaspButton,
+    template=(
+        r"lg:raise:(?P<id>[0-9]{1,19}):(?P<emotion>anger|fear|sadness|guilt)"
+        r":(?P<cause>daring_throw|reaction_roll):(?P<stack>[0-9]{1,2}):(?P<stress>[0-9]{1,5})"
+    ),
+):
+    """K-4: "Raise Fear" under a Daring Throw or a Reaction Roll: one stage of that emotion,
+    with the cause, for the stack and Stress the button was drawn with (a second press of a
+    double click finds them changed, and raises nothing)."""
+
+    def __init__(
+        self, character_id: int, emotion: Emotion, cause: EmotionCause, stack: int, stress: int
+    ) -> None:
+        self.character_id, self.emotion, self.cause = character_id, emotion, cause
+        self.stack, self.stress = stack, stress
+        custom_id = f"lg:raise:{character_id}:{emotion.value}:{cause.value}:{stack}:{stress}"
+        super().__init__(
+            _button(f"Raise {emotion.label}", custom_id, discord.ButtonStyle.secondary)
+        )
+
+    @classmethod
+    def of(cls, character_id: int, sheet: Sheet, cause: EmotionCause) -> list[RaiseButton]:
+        """One button per emotion, for the sheet as it is."""
+        return [cls(character_id, e, cause, sheet.stack(e), sheet.stress) for e in Emotion]
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: Any, match: re.Match[str], /
+    ) -> Self:
+        return cls(
+            int(match["id"]),
+            Emotion(match["emotion"]),
+            EmotionCause(match["cause"]),
+            int(match["stack"]),
+            int(match["stress"]),
+        )
+
+
+class LastGaspMenu(discord.ui.DynamicItem[discord.ui.Select[Any]], template=r"lg:(?!)"):
+    """A select menu of ours: its choice goes to the handler registered for its class, like a
+    button's click."""
+
+    def __init_subclass__(cls, *, template: str) -> None:
+        super().__init_subclass__(template=template)
+        LastGaspButton.templates.append(cls.__discord_ui_compiled_template__)
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        handler = _HANDLERS.get(type(self))
+        if handler is None:
+            raise RuntimeError(f"no handler for {type(self).__name__}: import bot.clicks")
+        await handler(interaction, self)
+
+
+SCENES = ("damage", "heal", "breakdown")
+
+
+class SceneMenu(
+    LastGaspMenu,
+    template=(
+        r"lg:pick:(?P<what>damage|heal|breakdown):(?P<arg>[0-9]{1,5}|(?:anger|fear|sadness|guilt)"
+        r"-[0-9]{1,2}):(?P<asker>[0-9]{1,20}):(?P<until>[0-9]{1,12})"
+    ),
+):
+    """The GM's menu of characters for a scene (G-1, G-2): `what` with its amount, or its
+    emotion and Pressure (`fear-8`); only its asker, only until `until` (Unix time). The
+    options are the characters' row ids."""
+
+    def __init__(
+        self,
+        what: str,
+        arg: str,
+        asker_id: int,
+        until: int,
+        options: list[discord.SelectOption] | None = None,
+        placeholder: str = "Choose the characters",
+    ) -> None:
+        self.what, self.arg, self.asker_id, self.until = what, arg, asker_id, until
+        options = options or []
+        select: discord.ui.Select[Any] = discord.ui.Select(
+            custom_id=f"lg:pick:{what}:{arg}:{asker_id}:{until}",
+            placeholder=placeholder,
+            min_values=1,
+            max_values=max(len(options), 1),
+            options=options,
+        )
+        super().__init__(select)
+
+    @property
+    def key(self) -> tuple[object, ...]:
+        """The question this menu asks (bot/questions.py), its deadline last."""
+        return ("scene", self.what, self.arg, self.asker_id, self.until)
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: Any, match: re.Match[str], /
+    ) -> Self:
+        options = list(getattr(item, "options", []) or [])
+        return cls(match["what"], match["arg"], int(match["asker"]), int(match["until"]), options)
+
+
 def _none_of_ours() -> str:
     """Any custom id the buttons above do not match."""
     unnamed = (re.sub(r"\(\?P<\w+>", "(?:", t.pattern) for t in LastGaspButton.templates)
@@ -182,11 +283,13 @@ class Expired(LastGaspButton, template=_none_of_ours()):
         return cls(match[0])
 
 
-BUTTONS: tuple[type[LastGaspButton], ...] = (
+BUTTONS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
     RecoveryButton,
     OddsButton,
     DeleteButton,
     NextRoundButton,
     MySheetButton,
+    RaiseButton,
+    SceneMenu,
     Expired,
 )

@@ -24,15 +24,25 @@ GROUPS_LIMIT = 8
 
 
 @dataclass(frozen=True)
+class Entry:
+    """An entry of a list with the one button that belongs to it (a Section accessory): a
+    character's result in the GM's scene, with its recovery roll."""
+
+    text: str
+    button: discord.ui.Item[Any] | None = None
+
+
+def _text(entry: str | Entry) -> str:
+    return entry if isinstance(entry, str) else entry.text
+
+
+@dataclass(frozen=True)
 class Group:
-    """Entries of a list drawn together (one text display), a separator between groups.
-    `gap`: a blank line between entries that take several lines (/history's events)."""
+    """Entries of a list drawn together, a separator between groups. `gap`: a blank line
+    between entries that take several lines (/history's events)."""
 
-    entries: tuple[str, ...]
+    entries: tuple[str | Entry, ...]
     gap: bool = False
-
-    def text(self) -> str:
-        return ("\n\n" if self.gap else "\n").join(self.entries)
 
 
 @dataclass(frozen=True)
@@ -41,8 +51,8 @@ class Card:
     change, the dice, notes); `rows` are labelled lines (a sheet's); `groups` a list, cut to fit
     with "… and N more" (`more`: entries the renderer left out already); `picture` an attached
     PNG shown in the card, `file` an attached file offered in it; `accessory` the one button
-    that belongs to the title and its lines (a Section), `buttons` a row of them (and select
-    menus); `small` the last small line (bookkeeping, rule IDs)."""
+    that belongs to the title and its lines (a Section), `buttons` a row of them (a select menu
+    takes a row alone); `small` the last small line (bookkeeping, rule IDs)."""
 
     colour: int
     title: str | None = None
@@ -65,7 +75,35 @@ def with_buttons(card: Card, items: Sequence[discord.ui.Item[Any]]) -> Card:
     return replace(card, accessory=None, buttons=tuple(items))
 
 
-# --- the text as Discord counts it ----------------------------------------------------------
+# --- the blocks a card is drawn as, in order ---------------------------------------------------
+
+TEXT, SECTION, SEPARATOR, GALLERY, FILE, ROW = (
+    "text",
+    "section",
+    "separator",
+    "gallery",
+    "file",
+    "row",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """One component of the card's container: its text (a text display's, a section's; a
+    gallery's or file's attachment name) and its items (a section's button, a row's)."""
+
+    kind: str
+    text: str = ""
+    items: tuple[discord.ui.Item[Any], ...] = ()
+
+    @property
+    def components(self) -> int:
+        """As discord.py counts them: a section is itself, its text and its accessory."""
+        if self.kind == SECTION:
+            return 3
+        if self.kind == ROW:
+            return 1 + len(self.items)
+        return 1
 
 
 def main_text(card: Card) -> str:
@@ -82,80 +120,102 @@ def small_text(card: Card) -> str:
     return f"-# {card.small}" if card.small else ""
 
 
-def small_joins(card: Card) -> bool:
-    """The small line ends the text display before it when nothing else stands between (the
-    common case: one text display fewer to build and send)."""
-    return bool(
-        card.small
-        and not (card.groups or card.more or card.picture or card.file or card.buttons)
-        and (card.rows or (card.accessory is None and (card.title or card.lines)))
-    )
-
-
 def more_line(left_out: int) -> str:
     return f"… and {left_out} more"
 
 
-def group_texts(card: Card) -> list[str]:
-    """Each group's text; the last one says how many entries were left out."""
-    texts = [g.text() for g in card.groups if g.entries]
-    if card.more:
-        line = more_line(card.more)
-        if texts:
-            texts[-1] += "\n" + line
+def _group_blocks(group: Group, more: str | None) -> list[Block]:
+    """A group's runs of plain entries as text displays, an entry with a button as a section."""
+    glue = "\n\n" if group.gap else "\n"
+    blocks: list[Block] = []
+    run: list[str] = []
+    for entry in group.entries:
+        if isinstance(entry, Entry) and entry.button is not None:
+            if run:
+                blocks.append(Block(TEXT, glue.join(run)))
+                run = []
+            blocks.append(Block(SECTION, entry.text, (entry.button,)))
         else:
-            texts.append(line)
-    return texts
+            run.append(_text(entry))
+    if more is not None:
+        if run:
+            run[-1] += "\n" + more
+        else:
+            run.append(more)
+    if run:
+        blocks.append(Block(TEXT, glue.join(run)))
+    return blocks
 
 
-def _lines_length(lines: Sequence[str], separator: int = 1) -> int:
-    return sum(map(len, lines)) + separator * max(len(lines) - 1, 0)
+def _rows_of(items: Sequence[discord.ui.Item[Any]]) -> list[Block]:
+    """Buttons five to a row; a select menu takes a row alone."""
+    rows: list[Block] = []
+    buttons: list[discord.ui.Item[Any]] = []
+    for item in items:
+        if isinstance(item, discord.ui.Select) or isinstance(
+            getattr(item, "item", None), discord.ui.Select
+        ):
+            rows.append(Block(ROW, items=(item,)))
+            continue
+        buttons.append(item)
+        if len(buttons) == BUTTONS_PER_ROW:
+            rows.append(Block(ROW, items=tuple(buttons)))
+            buttons = []
+    if buttons:
+        rows.append(Block(ROW, items=tuple(buttons)))
+    return rows
 
 
-def text_length(card: Card) -> int:
-    """The characters of every text display together, as the layout builds them (counted
-    without building them: this runs for every reply)."""
-    length = _lines_length(card.lines) + (len(card.title) + 4 if card.title else 0)
-    if card.title and card.lines:
-        length += 1
-    if card.rows:
-        length += sum(len(label) + len(value) + 7 for label, value in card.rows)
-        length += len(card.rows) - 1
-    groups = [g for g in card.groups if g.entries]
-    for group in groups:
-        length += _lines_length(group.entries, 2 if group.gap else 1)
-    if card.more:
-        length += len(more_line(card.more)) + (1 if groups else 0)
-    if card.small:
-        length += len(card.small) + 3 + (1 if small_joins(card) else 0)
-    return length
-
-
-def component_count(card: Card) -> int:
-    """Components as discord.py counts them (`LayoutView.total_children_count`), the container
-    included: a text display or separator 1, a section 2 plus its accessory, a media gallery or
-    file 1, an action row 1 plus its items."""
-    count = 1  # the container
-    main = bool(card.title or card.lines)
+def blocks(card: Card) -> list[Block]:
+    """The card as the components of its container, in order. The small line ends the text
+    before it when nothing else stands between (one text display fewer to build and send)."""
+    out: list[Block] = []
+    main = main_text(card)
     if card.accessory is not None:
-        count += 3  # the section, its text, its button
+        out.append(Block(SECTION, main or "\u200b", (card.accessory,)))
     elif main:
-        count += 1
-    count += 1 if card.rows else 0
-    groups = sum(1 for g in card.groups if g.entries) or (1 if card.more else 0)
-    if groups:
-        count += 2 * groups - (0 if main or card.rows else 1)  # a separator before each group
-    count += 1 if card.picture else 0
-    count += 1 if card.file else 0
-    if card.buttons:
-        rows = -(-len(card.buttons) // BUTTONS_PER_ROW)
-        count += rows + len(card.buttons)
-    if card.small and not small_joins(card):
-        count += 1
-    return count
+        out.append(Block(TEXT, main))
+    if card.rows:
+        out.append(Block(TEXT, rows_text(card)))
+    groups = [g for g in card.groups if g.entries]
+    more = more_line(card.more) if card.more else None
+    if more is not None and not groups:
+        groups = [Group((more,))]
+        more = None
+    for index, group in enumerate(groups):
+        if out:
+            out.append(Block(SEPARATOR))
+        out += _group_blocks(group, more if index == len(groups) - 1 else None)
+    if card.picture:
+        out.append(Block(GALLERY, card.picture))
+    if card.file:
+        out.append(Block(FILE, card.file))
+    out += _rows_of(card.buttons)
+    if card.small:
+        small = small_text(card)
+        last = out[-1] if out else None
+        if last is not None and last.kind == TEXT and not groups:
+            out[-1] = Block(TEXT, f"{last.text}\n{small}")
+        else:
+            out.append(Block(TEXT, small))
+    return out
+
+
+def text_length(drawn: Sequence[Block]) -> int:
+    return sum(len(b.text) for b in drawn if b.kind in (TEXT, SECTION))
+
+
+def component_count(drawn: Sequence[Block]) -> int:
+    """Components as discord.py counts them (`LayoutView.total_children_count`), the container
+    included."""
+    return 1 + sum(b.components for b in drawn)
 
 
 # --- fitting ---------------------------------------------------------------------------------
+
+
+def _fits(drawn: Sequence[Block]) -> bool:
+    return text_length(drawn) <= TEXT_LIMIT and component_count(drawn) <= COMPONENTS_LIMIT
 
 
 def _merged(groups: tuple[Group, ...], limit: int) -> tuple[Group, ...]:
@@ -165,17 +225,6 @@ def _merged(groups: tuple[Group, ...], limit: int) -> tuple[Group, ...]:
     tail = groups[limit - 1 :]
     merged = Group(tuple(e for g in tail for e in g.entries), gap=any(g.gap for g in tail))
     return (*groups[: limit - 1], merged)
-
-
-def _fits(card: Card) -> bool:
-    return text_length(card) <= TEXT_LIMIT and component_count(card) <= COMPONENTS_LIMIT
-
-
-def _cut(text: str, limit: int) -> str:
-    """`text` in at most `limit` characters, cut with an ellipsis."""
-    if len(text) <= limit:
-        return text
-    return text[: max(limit - 1, 0)] + "…"
 
 
 def _first(groups: tuple[Group, ...], keep: int) -> tuple[Group, ...]:
@@ -189,28 +238,62 @@ def _first(groups: tuple[Group, ...], keep: int) -> tuple[Group, ...]:
     return tuple(kept)
 
 
-def fitted(card: Card) -> Card:
-    """The card inside Discord's limits: the list loses entries from its end ("… and N more"),
-    then, if the text alone is still too long, the lines are cut."""
-    if _fits(card):
-        return card
-    groups = _merged(card.groups, GROUPS_LIMIT)
+def _without_buttons(groups: tuple[Group, ...], keep: int) -> tuple[Group, ...]:
+    """The entries' buttons, only the first `keep` of them kept (the others' entries stay, as
+    text: a scene's late rolls are made with /recover)."""
+    out = []
+    for group in groups:
+        entries: list[str | Entry] = []
+        for entry in group.entries:
+            if isinstance(entry, Entry) and entry.button is not None:
+                entries.append(entry if keep > 0 else entry.text)
+                keep -= 1
+            else:
+                entries.append(entry)
+        out.append(Group(tuple(entries), gap=group.gap))
+    return tuple(out)
+
+
+def _cut(text: str, limit: int) -> str:
+    """`text` in at most `limit` characters, cut with an ellipsis."""
+    if len(text) <= limit:
+        return text
+    return text[: max(limit - 1, 0)] + "…"
+
+
+def fitted_blocks(card: Card) -> list[Block]:
+    """The card's blocks inside Discord's limits: the list's buttons go first (their entries
+    stay), then its entries from the end ("… and N more"), then, if the text alone is still too
+    long, the lines are cut."""
+    drawn = blocks(card)
+    if _fits(drawn):
+        return drawn
+    card = replace(card, groups=_merged(card.groups, GROUPS_LIMIT))
+    with_button = sum(
+        1 for g in card.groups for e in g.entries if isinstance(e, Entry) and e.button
+    )
+    while with_button and component_count(blocks(card)) > COMPONENTS_LIMIT:
+        with_button -= 1
+        card = replace(card, groups=_without_buttons(card.groups, with_button))
+    groups = card.groups
     total = sum(len(g.entries) for g in groups)
     keep = total
-    trial = replace(card, groups=groups)
-    while keep > 0 and not _fits(trial):
+    drawn = blocks(card)
+    while keep > 0 and not _fits(drawn):
         keep -= 1
         trial = replace(card, groups=_first(groups, keep), more=card.more + total - keep)
-    card = trial
-    if _fits(card):
-        return card
+        drawn = blocks(trial)
+    if _fits(drawn):
+        return drawn
+    card = replace(card, groups=(), more=card.more + total)
     # Still too long with no entry left: a very long headline or note. The lines are cut; the
     # rows, the small line and "… and N more" stay whole.
     title = _cut(card.title, 256) if card.title else None
     card = replace(card, title=title)
-    room = TEXT_LIMIT - (text_length(card) - len(main_text(card)))
+    drawn = blocks(card)
+    room = TEXT_LIMIT - (text_length(drawn) - len(main_text(card)))
     heading = len(f"### {title}\n") if title else 0
     if card.lines:
         budget = max(room - heading, 1)
         card = replace(card, lines=tuple(_cut("\n".join(card.lines), budget).split("\n")))
-    return card
+    return blocks(card)

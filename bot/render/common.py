@@ -10,6 +10,7 @@ from fractions import Fraction
 from functools import lru_cache
 
 from rules.models import Emotion, GuildSettings, RuleIds, Sheet, State
+from rules.names import graphemes
 
 # Discord's limits of an autocomplete's choices, and of a file the bot sends.
 CHOICES_LIMIT = 25
@@ -78,6 +79,34 @@ def escape(text: str) -> str:
         return text
     escaped = _ANYWHERE.sub(r"\\\g<0>", text)
     return _LINE_START.sub(_escape_line_start, escaped)
+
+
+def utf16_units(text: str) -> int:
+    """Length in UTF-16 units: an emoji takes two or more (Discord's count, to be safe)."""
+    return len(text.encode("utf-16-le")) // 2
+
+
+def fit_units(text: str, limit: int) -> str:
+    """`text` cut to `limit` UTF-16 units between characters as the user sees them (never
+    inside an emoji), with an ellipsis: a choice's or an option's label."""
+    if utf16_units(text) <= limit:
+        return text
+    kept, used = [], 1  # the ellipsis
+    for cluster in graphemes(text):
+        used += utf16_units(cluster)
+        if used > limit:
+            break
+        kept.append(cluster)
+    return "".join(kept) + "…"
+
+
+def choice_label(sheet: Sheet) -> str:
+    """`🟠 Roryn · Critical, VIT -1/10`: how a character is offered in a list of choices (an
+    autocomplete, a menu). Not markdown: shown as typed."""
+    return (
+        f"{STATE_MARKS[sheet.state]} {sheet.name} · {sheet.state.value}, "
+        f"VIT {sheet.vit}/{sheet.max_vit}"
+    )
 
 
 def truncate(text: str, limit: int) -> str:

@@ -5,9 +5,9 @@ embeds and link previews see it all the same (docs/commands.md, "Readable for ev
     Container(accent colour)
       Section(text: the title and lines, accessory: the one button) or TextDisplay(the same)
       TextDisplay(the rows)
-      Separator, TextDisplay(a group of the list) …
+      Separator, TextDisplay(a group of the list) or Section(an entry and its button) …
       MediaGallery(the picture)   File(the attached file)
-      ActionRow(the buttons) …
+      ActionRow(the buttons) …  ActionRow(a select menu)
       TextDisplay(-# the small line), or the small line ending the text before it
 """
 
@@ -19,48 +19,39 @@ import discord
 from discord import ui
 
 from bot.render.card import (
-    BUTTONS_PER_ROW,
+    FILE,
+    GALLERY,
+    ROW,
+    SECTION,
+    SEPARATOR,
+    TEXT,
+    Block,
     Card,
-    fitted,
-    group_texts,
-    main_text,
-    rows_text,
-    small_joins,
-    small_text,
+    fitted_blocks,
 )
+
+
+def _item(block: Block) -> ui.Item[Any]:
+    if block.kind == TEXT:
+        return ui.TextDisplay(block.text)
+    if block.kind == SECTION:
+        return ui.Section(ui.TextDisplay(block.text), accessory=block.items[0])
+    if block.kind == SEPARATOR:
+        return ui.Separator(spacing=discord.SeparatorSpacing.small)
+    if block.kind == GALLERY:
+        return ui.MediaGallery(discord.MediaGalleryItem(f"attachment://{block.text}"))
+    if block.kind == FILE:
+        return ui.File(f"attachment://{block.text}")
+    assert block.kind == ROW, block.kind
+    return ui.ActionRow(*block.items)
 
 
 def layout(card: Card) -> ui.LayoutView:
     """The message of `card`, inside Discord's limits. No timeout and no state: every button is
     one of our DynamicItems, dispatched by its custom id, so sending one costs no memory."""
-    card = fitted(card)
     container: ui.Container[Any] = ui.Container(accent_colour=card.colour)
-    small = small_text(card)
-    joined = small_joins(card)
-    main = main_text(card)
-    if joined and not card.rows:
-        main += "\n" + small
-    if card.accessory is not None:
-        container.add_item(ui.Section(ui.TextDisplay(main or "\u200b"), accessory=card.accessory))
-    elif main:
-        container.add_item(ui.TextDisplay(main))
-    if card.rows:
-        container.add_item(ui.TextDisplay(rows_text(card) + ("\n" + small if joined else "")))
-    for index, text in enumerate(group_texts(card)):
-        if index or main or card.rows:
-            container.add_item(ui.Separator(spacing=discord.SeparatorSpacing.small))
-        container.add_item(ui.TextDisplay(text))
-    if card.picture:
-        container.add_item(
-            ui.MediaGallery(discord.MediaGalleryItem(f"attachment://{card.picture}"))
-        )
-    if card.file:
-        container.add_item(ui.File(f"attachment://{card.file}"))
-    buttons = list(card.buttons)
-    for start in range(0, len(buttons), BUTTONS_PER_ROW):
-        container.add_item(ui.ActionRow(*buttons[start : start + BUTTONS_PER_ROW]))
-    if small and not joined:
-        container.add_item(ui.TextDisplay(small))
+    for block in fitted_blocks(card):
+        container.add_item(_item(block))
     view = ui.LayoutView(timeout=None)
     view.add_item(container)
     return view

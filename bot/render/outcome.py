@@ -4,7 +4,7 @@ its own colour and a picture."""
 
 from __future__ import annotations
 
-from bot.render.buttons import LastGaspButton, OddsButton, RecoveryButton
+from bot.render.buttons import LastGaspButton, OddsButton, RaiseButton, RecoveryButton
 from bot.render.card import Card, with_buttons
 from bot.render.changes import change_texts, changes_line
 from bot.render.common import (
@@ -48,6 +48,9 @@ ACTION_TITLES = {
     "give": "Changes hands",
     "undo": "Undone",
     "combat": "Combat",
+    "action_roll": "Action Roll",
+    "reaction_roll": "Reaction Roll",
+    "daring_throw": "Daring Throw",
 }
 _EMOTIONAL = {"emotion", "relief", "breakdown", "quest"}
 
@@ -143,8 +146,11 @@ def buttons(
 ) -> list[LastGaspButton]:
     """The next step in one click: the recovery roll on the announcement of a fall (R-1, R-3)
     or of Dying (R-5), and on an undo that makes it due again, disabled once this round's roll
-    is used (R-8); the odds of a character that is down."""
+    is used (R-8); the odds of a character that is down; the emotions a Daring Throw or a
+    Reaction Roll may raise (K-4)."""
     after = outcome.after
+    if character_id is not None and outcome.raise_cause is not None and after.state is State.UP:
+        return list(RaiseButton.of(character_id, after, outcome.raise_cause))
     if character_id is None or not after.state.is_down:
         return []
     items: list[LastGaspButton] = []

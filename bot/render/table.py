@@ -310,6 +310,7 @@ def _setting_values(settings: GuildSettings) -> list[tuple[str, str, str]]:
         ("reaction_die", f"`{settings.reaction_die.replace('`', '')}`", "E-8"),
         ("emotion_threshold", str(settings.emotion_threshold), "E-1"),
         ("rule_ids", settings.rule_ids.value, "replies"),
+        ("check_die", f"`{settings.check_die.replace('`', '')}`", "K-1"),
     ]
 
 
@@ -345,6 +346,7 @@ def _meaning(settings: GuildSettings) -> dict[str, str]:
         }[settings.reaction_reset.value],
         "reaction_die": "rolled for situational breakdowns, before ability and injury",
         "emotion_threshold": "a new character's emotion threshold",
+        "check_die": "rolled by /check when it names no dice, before the sheet's modifiers",
         "rule_ids": {
             "footer": "up to three rule IDs under each result",
             "off": "no rule IDs under results (/history keeps them)",

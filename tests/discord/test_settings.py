@@ -56,6 +56,8 @@ async def test_show_is_for_everyone(harness):
         "-# a new character's emotion threshold",
         "**rule_ids**: footer (replies)",
         "-# up to three rule IDs under each result",
+        "**check_die**: `1d20` (K-1)",
+        "-# rolled by /check when it names no dice, before the sheet's modifiers",
     ]
     assert card.small == "The GM changes them with /settings set."
 
@@ -74,6 +76,7 @@ async def test_set_every_setting_as_gm_and_log_it(harness):
         reaction_die="2d6kh1",
         emotion_threshold=6,
         rule_ids="off",
+        check_die="2d10",
     )
     card = public(result)
     assert card.title == "Settings changed"
@@ -99,6 +102,8 @@ async def test_set_every_setting_as_gm_and_log_it(harness):
         "-# a new character's emotion threshold",
         "**rule_ids**: footer → off (replies)",
         "-# no rule IDs under results (/history keeps them)",
+        "**check_die**: `1d20` → `2d10` (K-1)",
+        "-# rolled by /check when it names no dice, before the sheet's modifiers",
     ]
     assert await settings_of(harness) == GuildSettings(
         gm_role_id=harness.guild.roles["GM"],
@@ -111,6 +116,7 @@ async def test_set_every_setting_as_gm_and_log_it(harness):
         reaction_die="2d6kh1",
         emotion_threshold=6,
         rule_ids=RuleIds.OFF,
+        check_die="2d10",
     )
     # /settings show lists what was set
     shown = public(await harness.run(harness.player, "settings show")).body
@@ -154,6 +160,7 @@ async def test_set_refusals_change_nothing(harness):
         ("die_faces", "MMXC", ("die\\_faces", "M, H and C")),
         ("reaction_die", "1d", ("reaction\\_die", "1d10+2")),
         ("reaction_die", "1d2000", ("reaction\\_die", "1000 sides")),
+        ("check_die", "d", ("check\\_die", "1d10+2")),
         ("emotion_threshold", 21, ("emotion_threshold", "1 and 20")),
         ("emotion_threshold", 0, ("emotion_threshold", "1 and 20")),
         ("death_rule", "sudden", ("death_rule", "thresholds, instant")),

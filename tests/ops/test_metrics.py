@@ -34,9 +34,12 @@ from bot.render.buttons import (
     MySheetButton,
     NextRoundButton,
     OddsButton,
+    RaiseButton,
     RecoveryButton,
+    SceneMenu,
 )
 from rules.dice import ScriptedRandom
+from rules.models import Emotion, EmotionCause
 from tests.discord.conftest import (
     PG_SERVER,
     SKIP_PG,
@@ -194,6 +197,8 @@ def test_every_button_has_a_bounded_name():
         DeleteButton("cancel", 1, 2, 3),
         NextRoundButton(1),
         MySheetButton(),
+        RaiseButton(1, Emotion.FEAR, EmotionCause.DARING_THROW, 2, 0),
+        SceneMenu("damage", "3", 1, 2),
         Expired("delete:confirm:abc123"),
     ]
     assert {type(button) for button in samples} == set(BUTTONS)
