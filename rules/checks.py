@@ -153,7 +153,7 @@ def check(
     cause = None
     if daring or not action:
         cause = EmotionCause.DARING_THROW if daring else EmotionCause.REACTION_ROLL
-        notes.append(f"If it stirs an emotion, raise it below: {cause.label} (E-10).")
+        notes.append(f"If the {title} stirred an emotion, raise it below (E-10).")
         rules += ["K-4", "E-10"]
 
     name = sheet.name

@@ -220,6 +220,19 @@ class Table:
             self._record(step, result)
         return result
 
+    async def choose(self, member: Member, message: Message, *labels: str) -> Result:
+        """Choose the options of the message's select menu whose labels contain each of
+        `labels` (one each), as the GM picks characters in a scene's menu."""
+        [menu] = message.card.selects
+        values = []
+        for wanted in labels:
+            [value] = [v for label, v in menu.options if wanted in label]
+            values.append(value)
+        result = await self.driver.select(member, message, menu.custom_id, values)
+        self._validate(result.requests)
+        self._record({"by": member.name, "choose": list(labels)}, result)
+        return result
+
     async def press(self, member: Member, message: Message, label: str) -> Result:
         """Click the button labelled `label` on `message`."""
         return await self.click(member, message, button_id(message, label))

@@ -701,6 +701,69 @@ async def _rest_refused(t: Table) -> None:
     assert result.ephemeral
 
 
+# --- the whole table in one place (issue 17) ------------------------------------------------------
+
+
+@moment("62-check-daring-throw")
+async def _daring(t: Table) -> None:
+    """An injured character's Daring Throw: the whole sum (the injury's -3, the +3 daily bonus),
+    success against the target, and the four Raise buttons (K-1, K-2, K-4)."""
+    await t.add_character("Roryn", vit=6, daily_bonus=True)
+    t.script_values(14)
+    result = await t.run(
+        t.alice, "check", character="Roryn", roll="1d20+1", target=15, daring=True, what="leap"
+    )
+    says(result, "Roryn's Daring Throw succeeds: 15 against 15.", "Daring Throw (leap)")
+
+
+@moment("63-check-raises-an-emotion")
+async def _raise(t: Table) -> None:
+    """A press of "Raise Fear" under a Reaction Roll: one stage, caused by a Reaction Roll; the
+    roll's buttons redrawn for the sheet as it is (K-4, E-1, E-10)."""
+    await t.add_character("Roryn", fear=2)
+    t.script_values(3)
+    rolled = await t.run(t.alice, "check", character="Roryn", kind="reaction", record=False)
+    result = await t.press(t.alice, rolled.reply, "Raise Fear")
+    says(result, "Fear rises after a Reaction Roll: Fear 3/4")
+
+
+@moment("64-check-pushed-with-disadvantage")
+async def _pushed(t: Table) -> None:
+    """In a Breakdown of Fear, an Action Roll related to it: a push paid first, rolled twice,
+    the lower total kept and both shown; it fails, never green (K-2, K-3, S-6)."""
+    await t.add_character("Roryn", fear=4, breakdown=Emotion.FEAR)
+    t.script_values(12, 5)
+    result = await t.run(
+        t.alice, "check", character="Roryn", push=2, target=12, related=True, what="charge"
+    )
+    says(result, "fails", "Stamina 8/8 → 6/8", "not kept, the lower counts")
+
+
+@moment("65-scene-breakdown-everyone")
+async def _scene_everyone(t: Table) -> None:
+    """The GM's scene: a situational breakdown for every member of the combat, each its own
+    Reaction Roll; the one who is down is named and skipped (G-1, G-3)."""
+    await t.add_character("Roryn", composure=2)
+    await t.add_character("Sera", owner=t.bob)
+    await t.add_character("Tam", owner=t.bob, vit=0)
+    await t.start_combat(["Roryn", "Sera", "Tam"])
+    t.script_values(7, 3)
+    result = await t.run(t.gemma, "breakdown", emotion="fear", pressure=8, everyone=True)
+    says(result, "Pressure on 2 characters: 1 holds firm, 1 breaks down.", "Skipped: Tam")
+
+
+@moment("66-scene-damage-menu")
+async def _scene_damage(t: Table) -> None:
+    """An area: the GM picks the characters from a private menu; one public message, each
+    fall with its recovery roll beside it; the dead are not offered (G-2)."""
+    await t.add_character("Roryn", vit=4)
+    await t.add_character("Sera", owner=t.bob, vit=9)
+    await t.add_character("Ysolde", owner=t.gemma, vit=-3, dead=True)
+    asked = await t.run(t.gemma, "damage", amount=5, several=True)
+    result = await t.choose(t.gemma, asked.reply, "Roryn", "Sera")
+    says(result, "Done for 2 characters", "Roryn collapses")
+
+
 # --- the test ----------------------------------------------------------------------------------
 
 
