@@ -32,10 +32,12 @@ EXTENSIONS = (
     "bot.cogs.vitality",
     "bot.cogs.stamina",
     "bot.cogs.emotions",
+    "bot.cogs.checks",
     "bot.cogs.sheet",
     "bot.cogs.table",
     "bot.cogs.settings",
     "bot.cogs.board",
+    "bot.cogs.recap",
 )
 
 

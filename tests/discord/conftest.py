@@ -41,8 +41,9 @@ Running things:
 Checks (module functions here): assert_refused(result, *fragments) -> the text of a private,
 untitled card in the refusal colour; assert_no_pings(request) and assert_layout(request) (one
 card of layout components, no embed, no content) run on every body (interaction answers,
-followups, and the bot's own channel messages: the status boards). Every request the bot made during the test,
-those of no interaction too (a board's edits), is checked again when the test ends. Fixtures
+followups, and the bot's own channel messages: the status boards). Every request the bot made
+during the test, those of no interaction too (a board's edits), is checked again when the test
+ends. Fixtures
 (tests/conftest.py): spec_validator, the session's; strict_spec_validator, the same or a skip
 saying why the spec is absent (for tests about validation itself). Fixture any_harness: the
 same harness on SQLite and, when TEST_DATABASE_URL names a PostgreSQL server, on PostgreSQL in

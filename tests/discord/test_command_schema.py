@@ -78,7 +78,8 @@ async def test_numeric_ranges_are_declared(registered, command, option, kind, lo
         ("spend", False),
         ("emotion", False),
         ("relief", False),
-        ("breakdown", True),
+        ("breakdown", False),  # G-1: without it, the GM's menu of several
+        ("check", False),
     ],
 )
 async def test_character_is_an_autocompleted_string(registered, command, required):

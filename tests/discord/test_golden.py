@@ -764,6 +764,59 @@ async def _scene_damage(t: Table) -> None:
     says(result, "Done for 2 characters", "Roryn collapses")
 
 
+# --- the recap (issue 17) ------------------------------------------------------------------------
+
+
+@moment("67-recap-of-a-night")
+async def _recap_night(t: Table) -> None:
+    """The night's story: Roryn falls to Dying and survives its Last Gasp, Sera falls and dies on
+    hers, Taomkin breaks down and spends Stamina; a player asks for the recap: the highlight
+    first with its die, one entry a character, the picture of their VIT."""
+    await t.add_character("Roryn", vit=3, res=2)
+    await t.add_character("Sera", owner=t.bob, vit=2, res=1)
+    await t.add_character("Taomkin", owner=t.gemma, fear=3)
+    await t.start_combat(["Roryn", "Sera"])
+    await t.run(t.alice, "damage", character="Roryn", amount=6, record=False)
+    t.script("C")
+    await t.run(t.alice, "recover", character="Roryn", record=False)
+    await t.run(t.bob, "damage", character="Sera", amount=4, record=False)
+    t.script("M")
+    await t.run(t.bob, "recover", character="Sera", record=False)
+    await t.run(t.gemma, "emotion", character="Taomkin", emotion="fear", stages=2, record=False)
+    await t.run(
+        t.gemma, "spend", character="Taomkin", amount=2, reason="Channel Casting", record=False
+    )
+    result = await t.run(t.bob, "recap")
+    says(result, "survives the Last Gasp", "Last Gasp: ⬜ died")
+    assert any(name == "recap.png" for name, _ in result.reply.files)
+
+
+@moment("68-recap-of-an-empty-night")
+async def _recap_empty(t: Table) -> None:
+    """Nothing happened since the last recap: the recap says so, with no picture."""
+    await t.add_character("Roryn", vit=3)
+    await t.run(t.alice, "damage", character="Roryn", amount=1, record=False)
+    await t.run(t.gemma, "recap", record=False)
+    result = await t.run(t.alice, "recap")
+    says(result, "No character changed since the last recap")
+    assert not result.reply.files
+
+
+@moment("69-recap-of-the-day", emoji=True)
+async def _recap_day(t: Table) -> None:
+    """`since:day`: only what happened since the GM's /day; the highlight, a wake-up on two
+    Crits, shows its dice as the application's emoji."""
+    await t.add_character("Roryn", vit=2, res=3)
+    await t.start_combat(["Roryn"])
+    await t.run(t.alice, "damage", character="Roryn", amount=1, record=False)  # yesterday
+    await t.run(t.gemma, "day", record=False)
+    await t.run(t.alice, "damage", character="Roryn", amount=2, record=False)  # Critical
+    t.script("C C")
+    await t.run(t.alice, "recover", character="Roryn", record=False)
+    result = await t.run(t.alice, "recap", since="day")
+    says(result, "Recap · day 2", "wakes up on 2 Crits", "<:lg_crit:700000000000000903>")
+
+
 # --- the test ----------------------------------------------------------------------------------
 
 

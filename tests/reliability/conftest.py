@@ -156,7 +156,8 @@ def assert_answered_once(result: Result, what: str = "", answers: tuple[int, ...
 def is_refusal(result: Result) -> bool:
     """A private text and nothing else: how the bot says no."""
     reply = result.reply
-    return reply.ephemeral and not (reply.card.title or reply.card.buttons or reply.files)
+    card = reply.card
+    return reply.ephemeral and not (card.title or card.buttons or card.selects or reply.files)
 
 
 class LogCapture(logging.Handler):

@@ -183,6 +183,26 @@ TABLE = [
     ),
     Row("relief", OWNER_OR_GM, {"character": R, "method": "drive"}, {"anger": 1}),
     Row("breakdown", GM, {"character": R, "emotion": "fear", "pressure": 4, "roll": 9}),
+    Row(
+        "breakdown",
+        GM,
+        {"emotion": "fear", "pressure": 4, "everyone": True},
+        combat=True,
+        outsider=OWN,
+        note="G-1: the combat's members",
+    ),
+    Row(
+        "breakdown",
+        GM,
+        {"emotion": "fear", "pressure": 4},
+        outsider=OWN,
+        note="G-1: the GM's menu",
+        label="menu",
+    ),
+    Row("damage", GM, {"amount": 1, "several": True}, outsider=OWN, note="G-2: the menu"),
+    Row("heal", GM, {"amount": 1, "several": True}, {"vit": 5}, outsider=OWN, note="G-2"),
+    Row("check", OWNER_OR_GM, {"character": R, "roll": "1d20", "target": 5}, note="K-1, P-4"),
+    Row("recap", ANY_MEMBER | {"outsider"}, outsider=OWN, note="reading: the table's events"),
     # Sheet
     Row(
         "character create",
