@@ -14,6 +14,7 @@ from bot.cogs.common import send_acted
 from bot.db.busy import Busy
 from bot.failures import (
     EXPIRED,
+    EXPIRED_MENU,
     EXPIRED_OUTCOME,
     OK,
     REFUSED,
@@ -228,7 +229,7 @@ async def scene_chosen(interaction: Click, menu: SceneMenu) -> None:
             raise RuleError("Only the GM who asked can choose. Run the command yourself.")
         now = bot.clock().timestamp()
         if now > menu.until:
-            await replies.refuse(interaction, EXPIRED)
+            await replies.refuse(interaction, EXPIRED_MENU)
             return EXPIRED_OUTCOME
         ids = _chosen_ids(interaction, menu)
         caller = caller_of(interaction)

@@ -32,6 +32,7 @@ REPLY_FAILED = (
 NOT_IN_A_SERVER = "Last Gasp's commands work in a server channel, not in direct messages."
 OUT_OF_DATE = "This command is out of date. Ask the server admin to run `python -m bot sync`."
 EXPIRED = "This button has expired: run the command again."
+EXPIRED_MENU = "This menu has expired: nothing was done. Run the command again."
 ONLY_GM = "Only the GM can do that (P-3). Ask a member with Manage Server or the GM role."
 # Raised by sending the reply: Discord refused it, or did not answer in time.
 REPLY_ERRORS = (discord.HTTPException, asyncio.TimeoutError, aiohttp.ClientError)

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from enum import StrEnum
 
 from rules import notation
-from rules.condition import finish, injury
+from rules.condition import breakdown_reminder, finish, injury
 from rules.emotion_texts import RELATED_ACTIONS
 from rules.errors import RuleError
 from rules.models import EmotionCause, GuildSettings, Sheet
@@ -26,14 +26,19 @@ class CheckKind(StrEnum):
     REACTION = "reaction"
 
 
-def nearby_breakdown(allies_in_breakdown: Sequence[str] | None, said: bool) -> str | None:
+AN_ALLY = "An ally"  # the one the roller says is nearby, outside combat
+
+
+def nearby_breakdown(allies: Sequence[Sheet] | None, said: bool) -> str | None:
     """K-2 [interpretation]: whose Breakdown puts E-6's -3 on an Action Roll. In a combat, an
-    ally is nearby when it is in the same combat (`allies_in_breakdown`: its other members in
-    a Breakdown, by name); outside combat (None) only when the roller says one is (`said`).
-    Returns the ally's name, "an ally" when said, or None."""
-    if allies_in_breakdown is not None:
-        return allies_in_breakdown[0] if allies_in_breakdown else None
-    return "an ally" if said else None
+    ally is nearby when it is in the same combat (`allies`: its other members), in a Breakdown
+    and still in the story (a Dead or Retired one takes no part, V-5, E-7); outside combat
+    (None) only when the roller says one is (`said`). Returns the ally's name, "An ally" when
+    said, or None."""
+    if allies is not None:
+        found = [a.name for a in allies if a.breakdown is not None and not a.state.is_out]
+        return found[0] if found else None
+    return AN_ALLY if said else None
 
 
 def _refuse(sheet: Sheet) -> None:
@@ -105,6 +110,8 @@ def check(
         rules.append("S-6")
     hurt = injury(sheet)
     bonuses: list[tuple[str, int]] = []
+    if not action:
+        nearby = None  # E-6's -3 is on Action Rolls only
     if action:
         bonuses.append(("injury", hurt.action))
         if sheet.daily_bonus:
@@ -119,6 +126,8 @@ def check(
         bonuses.append(("injury", hurt.reaction))
     if (hurt.action if action else hurt.reaction) != 0:
         rules.append("H-3")
+    if any(amount for _, amount in bonuses):
+        rules.append("K-2")  # the state's modifiers on a Check (after the rules it applies)
 
     breakdown = sheet.breakdown
     disadvantage = breakdown is not None and (not action or related)
@@ -144,9 +153,14 @@ def check(
         notes.append(f"Disadvantage ({why}): rolled twice, the lower total counts.")
         if action:
             notes.append(f"Related to {breakdown.label}: {RELATED_ACTIONS[breakdown]}")
-    elif related and breakdown is None:
+    elif breakdown is not None:  # E-6: every roll of a character in Breakdown recalls it
+        notes.append(breakdown_reminder(sheet))
+        rules.append("E-6")
+    elif related:
         notes.append("No Breakdown: a related action rolls as any other.")
-    if nearby is not None:
+    if nearby == AN_ALLY:
+        notes.append("An ally nearby is in a Breakdown: -3 on Action Rolls (E-6).")
+    elif nearby is not None:
         notes.append(say("{ally} nearby is in a Breakdown: -3 on Action Rolls (E-6).", ally=nearby))
     if push:
         notes.append("The Stamina is spent whether the Check succeeds or not.")

@@ -43,6 +43,11 @@ def each(characters: Sequence[tuple[int, Sheet]], rule: Callable[[Sheet], Outcom
     return Scene(tuple(outcomes), tuple(skipped))
 
 
+def cited(outcome: Outcome, rule: str) -> Outcome:
+    """The outcome with the scene's rule first (G-1, G-2): its event names it in /history."""
+    return outcome.model_copy(update={"rules": (rule, *outcome.rules)})
+
+
 def conscious(sheet: Sheet) -> None:
     """G-1: a situational breakdown faces the living and conscious (E-8's Reaction Roll needs a
     character who can react): one that is down is skipped, saying so."""
@@ -58,7 +63,11 @@ MENU_LIMIT = 25  # Discord's options in one select menu
 
 
 def offered(
-    characters: Sequence[tuple[int, Sheet]], in_combat: set[int], *, conscious_only: bool
+    characters: Sequence[tuple[int, Sheet]],
+    in_combat: set[int],
+    *,
+    conscious_only: bool,
+    limit: int | None = MENU_LIMIT,
 ) -> list[tuple[int, Sheet]]:
     """The characters a scene's menu offers: the living (the conscious, for a situational
     breakdown, G-1), this channel's combat first, then by name; at most 25 (G-1, G-2)."""
@@ -68,4 +77,4 @@ def offered(
         if not sheet.state.is_out and not (conscious_only and sheet.state.is_down)
     ]
     able.sort(key=lambda c: (c[0] not in in_combat, c[1].name.casefold()))
-    return able[:MENU_LIMIT]
+    return able if limit is None else able[:limit]

@@ -545,7 +545,7 @@ class Console:
             for select in message.card.selects:
                 if not select.disabled:
                     return message, select
-        raise ConsoleError("No menu has been shown yet.")
+        raise ConsoleError("No open menu: run the command that asks (e.g. /damage several:true).")
 
     async def _select(self, wanted: str) -> None:
         message, menu = self._menu()
@@ -555,13 +555,19 @@ class Console:
                 self.print(f"  {label}")
             return
         values = []
-        for part in (p.strip().lower() for p in wanted.split(",")):
-            found = [v for label, v in menu.options if part and part in label.lower()]
-            exact = [v for label, v in menu.options if part and part == label.lower()]
-            if len(found) != 1 and len(exact) != 1:
-                how = "no option of the menu matches" if not found else "several options match"
-                raise ConsoleError(f"{how} {part!r} (:select alone lists them)")
-            values.append(exact[0] if len(exact) == 1 else found[0])
+        for part in (p.strip().lower() for p in wanted.split(",") if p.strip()):
+            found = [(label, v) for label, v in menu.options if part in label.lower()]
+            exact = [(label, v) for label, v in menu.options if part == label.lower()]
+            if len(exact) == 1:
+                found = exact
+            if not found:
+                raise ConsoleError(
+                    f"no option of the menu matches {part!r} (:select alone lists them)"
+                )
+            if len(found) > 1:
+                listed = ", ".join(label for label, _ in found)
+                raise ConsoleError(f"{part!r} matches several options: {listed}")
+            values.append(found[0][1])
         payload = self.driver.click_payload(self.speaker, message, menu.custom_id, values)
         result = await self._run(f":select {wanted}", payload, clicked=message)
         if result is not None:

@@ -9,7 +9,7 @@ import discord
 from discord import ui
 
 from bot.render.buttons import RaiseButton
-from rules.models import EmotionCause, Sheet
+from rules.models import EmotionCause, Sheet, State
 
 
 def _cause(row: ui.ActionRow[Any]) -> EmotionCause | None:
@@ -23,13 +23,19 @@ def _cause(row: ui.ActionRow[Any]) -> EmotionCause | None:
 
 def raises_redrawn(message: discord.Message, character_id: int, sheet: Sheet) -> ui.LayoutView:
     """`message` as it stands, its Raise buttons drawn for `sheet` (each press of the new ones
-    counts once, K-4)."""
+    counts once, K-4); none for a character no longer Up (retired by a raise, E-7: it makes no
+    more Checks, K-5)."""
     view = ui.LayoutView.from_message(message, timeout=None)
-    for item in list(view.walk_children()):
-        if isinstance(item, ui.ActionRow):
-            cause = _cause(item)
-            if cause is not None:
-                item.clear_items()
-                for button in RaiseButton.of(character_id, sheet, cause):
-                    item.add_item(button)
+    for container in view.children:
+        if not isinstance(container, ui.Container):
+            continue
+        for item in list(container.children):
+            if not isinstance(item, ui.ActionRow) or (cause := _cause(item)) is None:
+                continue
+            if sheet.state is not State.UP:
+                container.remove_item(item)
+                continue
+            item.clear_items()
+            for button in RaiseButton.of(character_id, sheet, cause):
+                item.add_item(button)
     return view

@@ -71,6 +71,11 @@ def menu_question(menu: Menu, what: str, arg: str, asker_id: int, until: int) ->
         f"**Who faces {_what(what, arg)}?** Pick one or more characters below: this channel's "
         f"combat comes first. The menu closes in a minute."
     )
+    if menu.left_out:
+        text += (
+            f" It offers {len(options)} of {len(options) + menu.left_out} characters (Discord's "
+            "most); name one with character: to reach the others."
+        )
     placeholder = f"Choose up to {count(len(options), 'character')}"
     select = SceneMenu(what, arg, asker_id, until, options, placeholder=placeholder)
     return Reply(Card(colour=INFO_COLOUR, lines=(text,), buttons=(select,)), ephemeral=True)
@@ -94,6 +99,7 @@ def _entry(row_id: int, outcome: Outcome, faces: Faces, in_combat: bool) -> Entr
     if change:
         lines.append(change)
     lines += [f"{roll_label(r)}: {roll_text(r, faces)}" for r in outcome.rolls]
+    lines += [note.render(escape) for note in outcome.notes]  # a Breakdown's effects (E-6)
     roll = next(
         (b for b in buttons(outcome, row_id, in_combat=in_combat) if isinstance(b, RecoveryButton)),
         None,
@@ -154,10 +160,8 @@ def scene_reply(what: str, arg: str, result: SceneResult, faces: Faces) -> Reply
     skipped = tuple(f"Skipped: {s.why.render(escape)}" for s in result.scene.skipped)
     if skipped:
         groups.append(Group(skipped))
-    rules = ["G-1" if what == "breakdown" else "G-2"]
-    rules += [r for o in outcomes for r in o.rules]
-    if skipped:
-        rules.append("G-3")
+    rules = ["G-1" if what == "breakdown" else "G-2"] + (["G-3"] if skipped else [])
+    rules += [r for o in outcomes for r in o.rules]  # each cites its scene's rule first
     lines = [f"**{_headline(what, outcomes)}**"] if outcomes else ["**Nobody could take part.**"]
     card = Card(
         colour=_colour(what, [o.after for o in outcomes]),

@@ -50,10 +50,9 @@ async def check(
         row = await lookup(uow, caller, character, Permission.OWNER_OR_GM)
         settings = await uow.settings()
         combat = await uow.combat_of(row.id)
-        allies: list[str] | None = None
+        allies = None
         if combat is not None:
-            members = await uow.members(combat.id)
-            allies = [m.sheet.name for m in members if m.id != row.id and m.sheet.breakdown]
+            allies = [m.sheet for m in await uow.members(combat.id) if m.id != row.id]
         outcome = checks.check(
             row.sheet,
             settings,

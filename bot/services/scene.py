@@ -39,6 +39,7 @@ class Menu:
     """The characters a GM's menu offers (G-1, G-2)."""
 
     characters: list[tuple[int, Sheet]]
+    left_out: int = 0  # able to take part, past the menu's 25
 
 
 async def menu(db: Database, caller: Caller, *, conscious_only: bool) -> Menu:
@@ -50,13 +51,14 @@ async def menu(db: Database, caller: Caller, *, conscious_only: bool) -> Menu:
         members = {m.id for m in await uow.members(combat.id)} if combat else set()
     characters = [(row.id, row.sheet) for row in rows]
     offered = scene.offered(characters, members, conscious_only=conscious_only)
+    able = len(scene.offered(characters, members, conscious_only=conscious_only, limit=None))
     if not offered:
         raise RuleError(
             "No character can take part: this server has no living"
             + (" conscious" if conscious_only else "")
             + " character."
         )
-    return Menu(offered)
+    return Menu(offered, able - len(offered))
 
 
 async def _chosen(uow: UnitOfWork, ids: Sequence[int]) -> list[CharacterRow]:
@@ -77,9 +79,11 @@ async def _run(
     inputs: dict[str, Any],
     ids: Sequence[int] | None,
     rule: Callable[[Sheet, GuildSettings], Outcome],
+    scene_rule: str,
 ) -> SceneResult:
     """The rule on each character (`ids`, or with None every member of this channel's combat),
-    each saved and logged as its own event, in one transaction."""
+    each saved and logged as its own event citing the scene's rule (`scene_rule`: G-1, G-2),
+    in one transaction."""
     async with db.transaction(caller.guild_id) as uow:
         settings = await require_gm(uow, caller)
         if ids is None:
@@ -96,7 +100,10 @@ async def _run(
             if not rows:
                 raise RuleError("Those characters no longer exist. Nothing was rolled.")
         fighting = await uow.fighting()
-        done = scene.each([(r.id, r.sheet) for r in rows], lambda s: rule(s, settings))
+        done = scene.each(
+            [(r.id, r.sheet) for r in rows],
+            lambda s: scene.cited(rule(s, settings), scene_rule),
+        )
         for row_id, outcome in done.outcomes:
             if outcome.after != outcome.before:
                 await uow.save_character(row_id, outcome.after)
@@ -122,7 +129,7 @@ async def breakdown(
     inputs = given(
         {"emotion": emotion.value, "pressure": pressure, "everyone": ids is None or None}
     )
-    return await _run(db, caller, "breakdown", inputs, ids, rule)
+    return await _run(db, caller, "breakdown", inputs, ids, rule, "G-1")
 
 
 async def damage(db: Database, caller: Caller, *, amount: int, ids: Sequence[int]) -> SceneResult:
@@ -134,6 +141,7 @@ async def damage(db: Database, caller: Caller, *, amount: int, ids: Sequence[int
         {"amount": amount, "several": True},
         ids,
         lambda sheet, settings: vitality.damage(sheet, amount, settings),
+        "G-2",
     )
 
 
@@ -146,4 +154,5 @@ async def heal(db: Database, caller: Caller, *, amount: int, ids: Sequence[int])
         {"amount": amount, "several": True},
         ids,
         lambda sheet, settings: vitality.heal(sheet, amount, settings),
+        "G-2",
     )
