@@ -5,9 +5,10 @@ from __future__ import annotations
 from bot.db.boards import BoardRepository
 from bot.db.combat import CombatRepository
 from bot.db.events import EventRepository
+from bot.db.weblinks import WebLinkRepository
 
 
-class UnitOfWork(EventRepository, CombatRepository, BoardRepository):
+class UnitOfWork(EventRepository, CombatRepository, BoardRepository, WebLinkRepository):
     """One command's transaction, scoped to one guild (P-2: nothing of another guild).
 
     Get one from `Database.transaction`; it commits when the block ends and changes nothing
