@@ -1,0 +1,434 @@
+"""The campaign page's handlers: thin, as the cogs are. Read the request (the link's cookie, the
+ids of the path, the page's query), call a use case of bot/services/web.py, render a template.
+Nothing here writes (every route is a GET; aiohttp answers 405 to anything else)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import lru_cache
+from typing import Any
+from urllib.parse import urlsplit
+
+import jinja2
+from aiohttp import web
+
+from bot.db.busy import Busy
+from bot.db.database import Database
+from bot.render.common import STATE_MARKS
+from bot.render.odds import chart_bars
+from bot.render.pictures import OddsBar, odds_chart_png
+from bot.services import web as service
+from bot.services.board import BoardView
+from bot.web import view
+from bot.web.guard import COOKIE, client_address, cookie_of, read_link, refusal_text
+from bot.web.links import Link, Links
+from bot.web.live import Full, LiveBoards
+
+log = logging.getLogger("lastgasp.web")
+
+# Ids in a path are bounded before they reach a query: a guild's and a channel's are Discord's
+# (64 bits), a character's and an event's the database's own (32 bits on PostgreSQL).
+SNOWFLAKE_MAX = 2**63 - 1
+ROW_ID_MAX = 2**31 - 1
+MAX_PAGE = 10_000
+PAGE_READS = 4  # page views reading the database at once: the commands come first
+PAGE_WAIT_S = 2.0  # beyond this wait for a turn, "busy" (503)
+STREAM_S = 600.0  # a live connection ends after this: the browser reconnects, the link is checked
+BUSY = "The table is busy right now: reload in a moment."
+CHECK_S = 60.0  # an open live board checks its link this often (a revoke ends it)
+PING_S = 15.0  # a comment line this often keeps proxies from closing a quiet stream
+
+
+class PageError(Exception):
+    """Answered with a page saying what happened: status, heading and message."""
+
+    def __init__(self, status: int, heading: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.heading = heading
+        self.message = message
+
+
+NOT_FOUND = (
+    "This server has nothing at this address that your link may show. Go back to the "
+    "campaign's page and follow its links."
+)
+
+
+def not_found() -> PageError:
+    return PageError(404, "Nothing here", NOT_FOUND)
+
+
+@dataclass
+class Site:
+    """What every handler needs: the database, the links, the live boards, the templates."""
+
+    db_of: Callable[[], Database]
+    links: Links
+    live: LiveBoards
+    templates: jinja2.Environment
+    version: str  # of the static files: their URLs change with them
+    channel_name: Callable[[int], str | None]  # a channel's name where this process knows it
+    clock: Callable[[], datetime]
+    forwarded: bool = False
+    reads: asyncio.Semaphore | None = None
+
+    @property
+    def root(self) -> str:
+        """The path the page lives under, behind a proxy: WEB_BASE_URL's."""
+        return urlsplit(self.links.base_url).path or "/"
+
+    @property
+    def secure(self) -> bool:
+        return self.links.base_url.startswith("https://")
+
+    def context(self, link: Link | None = None, gm: bool = False, **values: Any) -> dict[str, Any]:
+        found: dict[str, Any] = {
+            "root": self.root,
+            "version": self.version,
+            "hours": f"{self.links.hours:g}",
+            "gm": gm,
+            "campaign_url": None,
+            "guild_name": None,
+            "member_name": None,
+        }
+        if link is not None:
+            base = f"{self.root}servers/{link.guild_id}/"
+            found.update(
+                campaign_url=base,
+                characters_url=f"{base}characters/",
+                boards_url=f"{base}boards/",
+                guild_name=link.guild_name,
+                member_name=link.member_name,
+            )
+        return {**found, **values}
+
+    def page(self, template: str, status: int = 200, **context: Any) -> web.Response:
+        html = self.templates.get_template(template).render(**context)
+        return web.Response(text=html, status=status, content_type="text/html", charset="utf-8")
+
+    def message(self, status: int, heading: str, message: str) -> web.Response:
+        return self.page("message.html", status, **self.context(heading=heading, message=message))
+
+    def refused(self, reason: str) -> web.Response:
+        """403: the link opens nothing, and shows nothing of any server."""
+        text = refusal_text(reason, self.links.hours)
+        return self.message(403, "This link opens nothing", text)
+
+    def channel_label(self, channel_id: int) -> str:
+        name = self.channel_name(channel_id)
+        return f"#{name}" if name else f"channel {channel_id}"
+
+    @contextlib.asynccontextmanager
+    async def reading(self) -> AsyncIterator[Database]:
+        """A turn to read the database (at most PAGE_READS page views at once), and the
+        database; 503 while the bot is starting or the table is busy."""
+        reads = self.reads
+        if reads is None:
+            reads = self.reads = asyncio.Semaphore(PAGE_READS)
+        try:
+            await asyncio.wait_for(reads.acquire(), PAGE_WAIT_S)
+        except TimeoutError:
+            raise PageError(
+                503, "Busy", "The table is busy right now: reload in a moment."
+            ) from None
+        try:
+            try:
+                db = self.db_of()
+            except RuntimeError:  # the bot has not connected its database yet
+                raise PageError(
+                    503, "Starting", "The bot is starting: reload in a moment."
+                ) from None
+            try:
+                yield db
+            except Busy:
+                raise PageError(503, "Busy", BUSY) from None
+        finally:
+            reads.release()
+
+
+def _id(request: web.Request, name: str, most: int) -> int:
+    value = int(request.match_info[name])  # the route allows digits only
+    if not 0 < value <= most:
+        raise not_found()
+    return value
+
+
+def _page_number(request: web.Request) -> int:
+    text = request.query.get("page", "1")
+    if not text.isdigit() or not 1 <= int(text) <= MAX_PAGE:
+        raise PageError(400, "Not a page", f"page is a number from 1 to {MAX_PAGE}.")
+    return int(text)
+
+
+def _before(request: web.Request) -> int | None:
+    text = request.query.get("before")
+    if text is None:
+        return None
+    if not text.isdigit() or not 0 < int(text) <= ROW_ID_MAX:
+        raise PageError(400, "Not a page", "before is the number of an event of this history.")
+    return int(text)
+
+
+def _everything(request: web.Request) -> bool:
+    text = request.query.get("all")
+    if text not in (None, "1"):
+        raise PageError(400, "Not a page", "all is 1 (bookkeeping too) or left out.")
+    return text == "1"
+
+
+@lru_cache(maxsize=256)
+def _chart(bars: tuple[OddsBar, ...]) -> bytes:
+    """The odds chart of `/odds` (bot/render/pictures.py): the same picture for the same
+    odds, drawn once."""
+    return odds_chart_png(bars, title=f"The next {len(bars)} rolls")
+
+
+class Pages:
+    def __init__(self, site: Site) -> None:
+        self.site = site
+
+    def routes(self) -> list[web.RouteDef]:
+        guild = r"{guild:\d{1,20}}"
+        return [
+            web.get("/", self.home),
+            web.get("/login/{token}", self.login),
+            web.get(f"/servers/{guild}", self.to_campaign),
+            web.get(f"/servers/{guild}/", self.campaign),
+            web.get(f"/servers/{guild}/characters/{{character:\\d{{1,20}}}}", self.character),
+            web.get(f"/servers/{guild}/characters/{{character:\\d{{1,20}}}}/odds.png", self.odds),
+            web.get(f"/servers/{guild}/boards/{{channel:\\d{{1,20}}}}", self.board),
+            web.get(f"/servers/{guild}/boards/{{channel:\\d{{1,20}}}}/live", self.live),
+        ]
+
+    # --- the link -----------------------------------------------------------------------
+
+    def _link(self, request: web.Request) -> Link:
+        """The link of the page's server, from its cookie (LinkRefused: none, or not valid)."""
+        guild = _id(request, "guild", SNOWFLAKE_MAX)
+        return read_link(self.site.links, cookie_of(request), guild)
+
+    async def home(self, _request: web.Request) -> web.Response:
+        site = self.site
+        return site.message(
+            200,
+            "Last Gasp's campaign page",
+            "Each server's page opens with a link of your own: type /web in your Discord "
+            "server and open the link it gives you.",
+        )
+
+    async def login(self, request: web.Request) -> web.Response:
+        """A link from `/web`: checked, kept as the server's cookie, then its page."""
+        site = self.site
+        link = read_link(site.links, request.match_info["token"])
+        async with site.reading() as db:
+            await service.admit(db, link.caller, link.generation)
+        target = f"{site.root}servers/{link.guild_id}/"
+        response = web.HTTPSeeOther(target)
+        remaining = site.links.expires(link) - site.clock().timestamp()
+        response.set_cookie(
+            COOKIE,
+            request.match_info["token"],
+            path=target,
+            max_age=max(int(remaining), 1),
+            httponly=True,
+            samesite="Lax",
+            secure=site.secure,
+        )
+        raise response
+
+    async def to_campaign(self, request: web.Request) -> web.Response:
+        raise web.HTTPMovedPermanently(f"{self.site.root}servers/{request.match_info['guild']}/")
+
+    # --- the pages ----------------------------------------------------------------------
+
+    async def campaign(self, request: web.Request) -> web.Response:
+        site = self.site
+        link = self._link(request)
+        page = _page_number(request)
+        offset = (page - 1) * service.CARDS_PER_PAGE
+        async with site.reading() as db:
+            found = await service.campaign(db, link.caller, link.generation, offset=offset)
+        pages = max(1, -(-found.total // service.CARDS_PER_PAGE))
+        if page > pages:
+            raise not_found()
+        boards = [
+            {"channel_id": b.channel_id, "label": site.channel_label(b.channel_id)}
+            for b in found.boards
+        ]
+        deleted = [{"id": i, "name": sheet.name} for i, sheet in found.deleted]
+        return site.page(
+            "campaign.html",
+            **site.context(
+                link,
+                found.gm,
+                cards=view.cards(found.cards, link.user_id),
+                total=found.total,
+                page=page,
+                pages=pages,
+                boards=boards,
+                deleted=deleted,
+            ),
+        )
+
+    async def character(self, request: web.Request) -> web.Response:
+        site = self.site
+        link = self._link(request)
+        character_id = _id(request, "character", ROW_ID_MAX)
+        before, everything = _before(request), _everything(request)
+        async with site.reading() as db:
+            found = await service.character_page(
+                db, link.caller, link.generation, character_id, before=before, everything=everything
+            )
+        sheet, now, root = found.sheet, site.clock(), site.root
+        events = None
+        if found.history is not None:
+            events = [
+                view.event(e, viewer=link.user_id, owner=sheet.owner_id, now=now, root=root)
+                for e in found.history
+            ]
+        base = f"{root}servers/{link.guild_id}/characters/{character_id}"
+        return site.page(
+            "character.html",
+            **site.context(
+                link,
+                found.gm,
+                name=sheet.name,
+                mark=STATE_MARKS[sheet.state],
+                state=sheet.state.value,
+                state_key=view.state_key(sheet.state),
+                deleted=found.deleted,
+                sheet=view.sheet(sheet, link.user_id),
+                odds=view.odds(found.odds) if found.odds else None,
+                odds_url=f"{base}/odds.png",
+                history_url=base,
+                events=events,
+                everything=everything,
+                before=before,
+                older=found.older,
+            ),
+        )
+
+    async def odds(self, request: web.Request) -> web.Response:
+        site = self.site
+        link = self._link(request)
+        character_id = _id(request, "character", ROW_ID_MAX)
+        async with site.reading() as db:
+            found = await service.character_odds(db, link.caller, link.generation, character_id)
+        if found is None:
+            raise not_found()
+        # Drawn off the event loop: the commands' replies wait on it otherwise.
+        png = await asyncio.to_thread(_chart, tuple(chart_bars(found.spiral)))
+        return web.Response(body=png, content_type="image/png")
+
+    async def board(self, request: web.Request) -> web.Response:
+        site = self.site
+        link = self._link(request)
+        channel_id = _id(request, "channel", SNOWFLAKE_MAX)
+        async with site.reading() as db:
+            found, gm = await service.board(db, link.caller, link.generation, channel_id)
+        base = f"{site.root}servers/{link.guild_id}/boards/{channel_id}"
+        return site.page(
+            "board.html",
+            **site.context(
+                link,
+                gm,
+                board=view.board(found, link.user_id),
+                channel_label=site.channel_label(channel_id),
+                live_url=f"{base}/live",
+                now=view.stamp(site.clock()),
+            ),
+        )
+
+    # --- the live board -----------------------------------------------------------------
+
+    def fragment(self, board: BoardView, link: Link) -> str:
+        """The board's lines alone, as the page shows them (what a live update sends)."""
+        template = self.site.templates.get_template("_board.html")
+        return template.render(**self.site.context(link, board=view.board(board, 0)))
+
+    async def live(self, request: web.Request) -> web.StreamResponse:
+        """Server-sent events: `board` with the board's new lines after each change; `ended`
+        when the link is revoked or expires meanwhile."""
+        site = self.site
+        link = self._link(request)
+        channel_id = _id(request, "channel", SNOWFLAKE_MAX)
+        async with site.reading() as db:
+            await service.board(db, link.caller, link.generation, channel_id)
+        address = client_address(request, site.forwarded)
+        try:
+            watching = site.live.watch(link.guild_id, channel_id, address)
+            feed = await watching.__aenter__()
+        except Full:
+            raise PageError(
+                503, "Too many live boards", "Too many live boards are open: reload later."
+            ) from None
+        try:
+            response = web.StreamResponse(
+                headers={
+                    "Content-Type": "text/event-stream; charset=utf-8",
+                    "Cache-Control": "no-store",
+                    "X-Accel-Buffering": "no",  # nginx: pass each event on at once
+                }
+            )
+            await response.prepare(request)
+            await response.write(b"retry: 3000\n\n")
+            await self._stream(response, feed, link)
+            return response
+        finally:
+            await watching.__aexit__(None, None, None)
+
+    async def _stream(self, response: web.StreamResponse, feed: Any, link: Link) -> None:
+        site = self.site
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        checked = started
+        seen, sent = 0, None
+        while loop.time() - started < STREAM_S:
+            version = await feed.wait(seen, PING_S)
+            if site.live.closing:
+                return
+            if loop.time() - checked >= CHECK_S or site.clock().timestamp() >= site.links.expires(
+                link
+            ):
+                checked = loop.time()
+                reason = await self._still_valid(link)
+                if reason is not None:
+                    text = refusal_text(reason, site.links.hours)
+                    await response.write(_event("ended", text))
+                    return
+            if version == seen or feed.view is None:
+                await response.write(b": ping\n\n")
+                continue
+            seen = version
+            html = self.fragment(feed.view, link)
+            if html != sent:
+                sent = html
+                await response.write(_event("board", html))
+
+    async def _still_valid(self, link: Link) -> str | None:
+        if self.site.clock().timestamp() >= self.site.links.expires(link):
+            return "expired"
+        try:
+            async with self.site.reading() as db:
+                await service.admit(db, link.caller, link.generation)
+        except service.LinkEnded:
+            return "revoked"
+        except PageError:
+            return None  # busy: checked again later
+        return None
+
+
+def _event(name: str, data: str) -> bytes:
+    """One server-sent event; each line of data on a `data:` line of its own."""
+    lines = "".join(f"data: {part}\n" for part in data.splitlines() or [""])
+    return f"event: {name}\n{lines}\n".encode()
+
+
+def now_utc() -> datetime:
+    return datetime.now(UTC)
