@@ -40,9 +40,7 @@ async def _tables(db: Database) -> set[str]:
 
 async def _migrate(db: Database, how: str, revision: str) -> None:
     async with db.engine.begin() as conn:
-        await conn.run_sync(
-            lambda c: getattr(command, how)(alembic_config(connection=c), revision)
-        )
+        await conn.run_sync(lambda c: getattr(command, how)(alembic_config(connection=c), revision))
 
 
 async def test_web_links_join_a_populated_0004_database_and_leave_it_as_it_was(
