@@ -66,8 +66,9 @@ class Client:
         self.session = aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True))
 
     def server_url(self, url: URL) -> URL:
-        parts = url.path.split("/")
-        return url.with_path("/".join(parts[:3]) + "/") if len(parts) > 2 else url
+        """The server's page that `url` is of (`…/servers/<id>/`, behind a proxy's prefix too)."""
+        found = re.match(r"^(.*?/servers/\d+/)", url.path + "/")
+        return url.with_path(found[1]) if found else url
 
     async def get(self, url: str, **kwargs: Any) -> Page:
         async with self.session.get(url, **kwargs) as response:
