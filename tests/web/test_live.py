@@ -81,7 +81,7 @@ async def _damage_seen(site: Site) -> None:
     try:
         await next_event(stream, board_says("Roryn", "VIT 3/10"), DEADLINE_S)  # as it is
         await h.run(h.owner, "damage", character="Roryn", amount=5)
-        name, data = await next_event(stream, board_says("Dying", "VIT -2/10"), DEADLINE_S)
+        _name, data = await next_event(stream, board_says("Dying", "VIT -2/10"), DEADLINE_S)
         assert "Last Gasp" in parse(data).text  # when its roll comes
     finally:
         stream.close()
@@ -98,7 +98,7 @@ async def test_a_revoked_link_ends_its_open_board(site: Site, monkeypatch) -> No
     try:
         await next_event(stream, board_says("Roryn"), DEADLINE_S)
         await h.run(h.owner, "web", revoke=True)
-        name, data = await next_event(stream, lambda n, _: n == "ended", DEADLINE_S)
+        _name, data = await next_event(stream, lambda n, _: n == "ended", DEADLINE_S)
         assert "/web revoke" in data and "Roryn" not in data
         assert await stream.content.read() == b""  # and the stream is closed
     finally:
