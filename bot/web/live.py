@@ -64,6 +64,25 @@ class Feed:
         self.dirty = True
         self._wake.set()
 
+    async def marked(self) -> None:
+        """Until the feed is marked (changed, or due to be read again)."""
+        await self._wake.wait()
+        self._wake.clear()
+
+    async def publish(self, view: BoardView) -> None:
+        """A new view: its watchers are told (only when it differs from the last one)."""
+        if view == self.view:
+            return
+        async with self._changed:
+            self.view = view
+            self.version += 1
+            self._changed.notify_all()
+
+    async def release(self) -> None:
+        """Every watcher wakes now (the server stops)."""
+        async with self._changed:
+            self._changed.notify_all()
+
 
 class LiveBoards:
     """The feeds of this process's open live boards."""
@@ -114,6 +133,7 @@ class LiveBoards:
         if feed is None or feed.guild_id != guild_id:
             feed = self._feeds[channel_id] = Feed(guild_id, channel_id)
             feed.task = asyncio.create_task(self._keep(feed), name="lastgasp-web-feed")
+            feed.mark()  # its first reading
         self._open += 1
         self._by_address[address] = self._by_address.get(address, 0) + 1
         feed.watchers += 1
@@ -139,8 +159,7 @@ class LiveBoards:
         when what it shows changed."""
         loop = asyncio.get_running_loop()
         while True:
-            await feed._wake.wait()
-            feed._wake.clear()
+            await feed.marked()
             if not feed.dirty:
                 continue
             feed.dirty = False
@@ -152,14 +171,10 @@ class LiveBoards:
                 log.warning("live board of channel %s: read failed", feed.channel_id, exc_info=True)
                 feed.dirty = True  # tried again after the pace
             else:
-                if view != feed.view:
-                    async with feed._changed:
-                        feed.view = view
-                        feed.version += 1
-                        feed._changed.notify_all()
+                await feed.publish(view)
             await asyncio.sleep(max(self.pace - (loop.time() - started), 0))
             if feed.dirty:
-                feed._wake.set()
+                feed.mark()
 
     async def _poll(self) -> None:
         """Another process's changes: each watched guild's newest event, every `poll`."""
@@ -181,8 +196,7 @@ class LiveBoards:
     async def close(self) -> None:
         self.closing = True
         for feed in list(self._feeds.values()):  # the streams waiting on them end
-            async with feed._changed:
-                feed._changed.notify_all()
+            await feed.release()
         tasks = [f.task for f in self._feeds.values() if f.task is not None]
         if self._poller is not None:
             tasks.append(self._poller)
