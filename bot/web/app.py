@@ -109,9 +109,15 @@ class WebServer:
         self.app = app
         # No access log: a login URL holds a link's token.
         # Stopping waits at most SHUTDOWN_S for the requests in flight (the bot's whole stop
-        # takes at most 10 s; the live streams end at once).
+        # takes at most 10 s; the live streams end at once). A reader who leaves ends its
+        # request at once (handler_cancellation): a closed live board frees its place now, not
+        # at its next write.
         self._runner = web.AppRunner(
-            app, access_log=None, keepalive_timeout=15, shutdown_timeout=SHUTDOWN_S
+            app,
+            access_log=None,
+            keepalive_timeout=15,
+            shutdown_timeout=SHUTDOWN_S,
+            handler_cancellation=True,
         )
 
     async def start(self) -> int:

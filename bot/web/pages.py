@@ -27,7 +27,7 @@ from bot.services.board import BoardView
 from bot.web import view
 from bot.web.guard import COOKIE, client_address, cookie_of, read_link, refusal_text
 from bot.web.links import Link, Links
-from bot.web.live import Full, LiveBoards
+from bot.web.live import Feed, Full, LiveBoards
 
 log = logging.getLogger("lastgasp.web")
 
@@ -120,9 +120,11 @@ class Site:
         text = refusal_text(reason, self.links.hours)
         return self.message(403, "This link opens nothing", text)
 
-    def channel_label(self, channel_id: int) -> str:
+    def channel_label(self, channel_id: int) -> str | None:
+        """`#table` where this process knows the channel's name (the bot's own does; the page
+        on its own process does not)."""
         name = self.channel_name(channel_id)
-        return f"#{name}" if name else f"channel {channel_id}"
+        return f"#{name}" if name else None
 
     @contextlib.asynccontextmanager
     async def reading(self) -> AsyncIterator[Database]:
@@ -258,8 +260,12 @@ class Pages:
         if page > pages:
             raise not_found()
         boards = [
-            {"channel_id": b.channel_id, "label": site.channel_label(b.channel_id)}
-            for b in found.boards
+            {
+                "channel_id": b.channel_id,
+                "label": site.channel_label(b.channel_id) or f"Status board {number}",
+                "known": site.channel_label(b.channel_id) is not None,
+            }
+            for number, b in enumerate(found.boards, 1)
         ]
         deleted = [{"id": i, "name": sheet.name} for i, sheet in found.deleted]
         return site.page(
@@ -340,6 +346,7 @@ class Pages:
                 gm,
                 board=view.board(found, link.user_id),
                 channel_label=site.channel_label(channel_id),
+                channel_id=channel_id,
                 live_url=f"{base}/live",
                 now=view.stamp(site.clock()),
             ),
@@ -362,28 +369,24 @@ class Pages:
             await service.board(db, link.caller, link.generation, channel_id)
         address = client_address(request, site.forwarded)
         try:
-            watching = site.live.watch(link.guild_id, channel_id, address)
-            feed = await watching.__aenter__()
-        except Full:
+            async with site.live.watch(link.guild_id, channel_id, address) as feed:
+                response = web.StreamResponse(
+                    headers={
+                        "Content-Type": "text/event-stream; charset=utf-8",
+                        "Cache-Control": "no-store",
+                        "X-Accel-Buffering": "no",  # nginx: pass each event on at once
+                    }
+                )
+                await response.prepare(request)
+                await response.write(b"retry: 3000\n\n")
+                await self._stream(response, feed, link)
+                return response
+        except Full:  # only ever raised as it opens
             raise PageError(
                 503, "Too many live boards", "Too many live boards are open: reload later."
             ) from None
-        try:
-            response = web.StreamResponse(
-                headers={
-                    "Content-Type": "text/event-stream; charset=utf-8",
-                    "Cache-Control": "no-store",
-                    "X-Accel-Buffering": "no",  # nginx: pass each event on at once
-                }
-            )
-            await response.prepare(request)
-            await response.write(b"retry: 3000\n\n")
-            await self._stream(response, feed, link)
-            return response
-        finally:
-            await watching.__aexit__(None, None, None)
 
-    async def _stream(self, response: web.StreamResponse, feed: Any, link: Link) -> None:
+    async def _stream(self, response: web.StreamResponse, feed: Feed, link: Link) -> None:
         site = self.site
         loop = asyncio.get_running_loop()
         started = loop.time()

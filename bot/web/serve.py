@@ -53,7 +53,7 @@ def links(settings: Settings, port: int | None, clock: Callable[[], float]) -> L
     )
 
 
-def _channel_name(bot: discord.Client) -> Callable[[int], str | None]:
+def channel_names(bot: discord.Client) -> Callable[[int], str | None]:
     def name(channel_id: int) -> str | None:
         channel = bot.get_channel(channel_id)
         found = getattr(channel, "name", None)
@@ -79,7 +79,7 @@ async def beside(bot: LastGaspBot, settings: Settings) -> WebServer | None:
         port=settings.web_port,
         rate_limit=settings.web_rate_limit,
         forwarded=settings.web_forwarded,
-        channel_name=_channel_name(bot),
+        channel_name=channel_names(bot),
         clock=bot.clock,
     )
     await _listen(server, settings)

@@ -30,6 +30,7 @@ from bot.offline import Member
 from bot.web.app import WebServer
 from bot.web.links import Links
 from bot.web.live import LiveBoards
+from bot.web.serve import channel_names
 from tests.discord.conftest import PG_SERVER, SKIP_PG, Harness, postgres_database, started
 from tests.spec_validation import Validator
 
@@ -137,6 +138,7 @@ async def serving(
             host="127.0.0.1",
             port=0,
             clock=lambda: bot.clock(),
+            channel_name=channel_names(bot),  # as beside the bot (bot/web/serve.py)
             **options,
         )
         await server.start()
