@@ -12,6 +12,7 @@ generation: `/web revoke` ends every earlier one.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from bot.db.database import Database
 from bot.db.records import Board, CharacterRow, Event
@@ -82,10 +83,11 @@ async def revoke_links(db: Database, caller: Caller) -> int:
 
 
 async def _admit(uow: UnitOfWork, caller: Caller, generation: int) -> tuple[GuildSettings, bool]:
-    """The guild's settings and whether the member is its GM now, once the link is current."""
-    if await uow.link_generation(caller.user_id) != generation:
+    """The guild's settings and whether the member is its GM now, once the link is current
+    (one query: every page asks it first)."""
+    current, settings = await uow.link_generation_and_settings(caller.user_id)
+    if current != generation:
         raise LinkEnded()
-    settings = await uow.settings()
     return settings, is_gm(settings, caller)
 
 
@@ -173,8 +175,11 @@ async def character_odds(
     return _odds(row.sheet, settings) if row.sheet.state.is_down else None
 
 
+@lru_cache(maxsize=512)
 def _odds(sheet: Sheet, settings: GuildSettings) -> Odds:
-    """What `/odds` computes (bot/services/play.py): the next roll, and the next ten."""
+    """What `/odds` computes (bot/services/play.py): the next roll, and the next ten. Exact
+    and pure, a few ms: the same sheet under the same settings is computed once (a page of a
+    character who is down is viewed again and again, its chart with it)."""
     return Odds(
         sheet=sheet,
         settings=settings,
