@@ -29,7 +29,8 @@ from bot.web import view
 from bot.web.guard import HEADERS, RateGuard, client_address
 from bot.web.links import LinkRefused, Links
 from bot.web.live import LiveBoards
-from bot.web.pages import NOT_FOUND, PageError, Pages, Site, now_utc
+from bot.web.pages import Pages
+from bot.web.site import NOT_FOUND, PageError, Site, now_utc
 
 log = logging.getLogger("lastgasp.web")
 

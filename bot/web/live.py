@@ -101,7 +101,7 @@ class LiveBoards:
         self.pace = pace
         self.limit = limit
         self.per_address = per_address
-        self._feeds: dict[int, Feed] = {}  # by channel id
+        self._feeds: dict[tuple[int, int], Feed] = {}  # by guild and channel
         self._by_address: dict[str, int] = {}
         self._reads = asyncio.Semaphore(READS)
         self._listening: set[int] = set()  # id() of the databases told to tell us
@@ -129,9 +129,10 @@ class LiveBoards:
         if id(db) not in self._listening:
             self._listening.add(id(db))
             db.listen(self.changed)
-        feed = self._feeds.get(channel_id)
-        if feed is None or feed.guild_id != guild_id:
-            feed = self._feeds[channel_id] = Feed(guild_id, channel_id)
+        key = (guild_id, channel_id)
+        feed = self._feeds.get(key)
+        if feed is None:
+            feed = self._feeds[key] = Feed(guild_id, channel_id)
             feed.task = asyncio.create_task(self._keep(feed), name="lastgasp-web-feed")
             feed.mark()  # its first reading
         self._open += 1
@@ -149,8 +150,8 @@ class LiveBoards:
             else:
                 del self._by_address[address]
             feed.watchers -= 1
-            if not feed.watchers and self._feeds.get(channel_id) is feed:
-                del self._feeds[channel_id]
+            if not feed.watchers and self._feeds.get(key) is feed:
+                del self._feeds[key]
                 if feed.task is not None:
                     feed.task.cancel()
 
