@@ -312,7 +312,9 @@ def payloads(
 
 
 COMMAND_LOG = "lastgasp.commands"  # bot/logs.py: one line per command, with its outcome
-NOTICES = {"board start", "board stop"}  # whose answer is a private text when they go through
+# Whose answer is a private text when they go through: the board's notices, `/web`'s link and
+# its revocation.
+NOTICES = {"board start", "board stop", "web"}
 
 
 class CommandLines(logging.Handler):
