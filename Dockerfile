@@ -34,7 +34,9 @@ COPY bot ./bot
 
 USER lastgasp
 VOLUME ["/data"]
-EXPOSE 8080
+# 8080: /health and /metrics (HEALTH_PORT). 8081: the campaign page, served when WEB_PORT=8081
+# and WEB_SECRET are set (README, "The campaign page"); put it behind a TLS reverse proxy.
+EXPOSE 8080 8081
 
 # `docker stop` sends SIGTERM (tini passes it on) and kills after 10 s: the bot answers the
 # interactions in flight (8 s at most), closes the gateway and the database, and exits 0.

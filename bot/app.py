@@ -27,6 +27,7 @@ from bot.render.buttons import BUTTONS
 from bot.render.dice import Faces
 from bot.render.outcome import warm_pictures
 from bot.tree import LastGaspTree, on_app_command_completion
+from bot.web.links import Links
 
 EXTENSIONS = (
     "bot.cogs.vitality",
@@ -38,6 +39,7 @@ EXTENSIONS = (
     "bot.cogs.settings",
     "bot.cogs.board",
     "bot.cogs.recap",
+    "bot.cogs.web",
 )
 
 
@@ -77,6 +79,8 @@ class LastGaspBot(commands.Bot):
         self.faces = Faces.text()
         self.look_up_faces = True  # `python -m bot sync` registers them instead
         self.boards = Boards(self)
+        # The campaign page's links (`/web`): None until WEB_SECRET is set (bot/cli.py).
+        self.web_links: Links | None = None
         if board_interval is not None:
             self.boards.interval = board_interval
         self._db: Database | None = None

@@ -1,4 +1,4 @@
-"""`python -m bot run | sync [--guild ID] | migrate | console [--seed N] | health`.
+"""`python -m bot run | sync [--guild ID] | migrate | console [--seed N] | health | web`.
 
 A failure the user can do something about prints one line saying what is wrong and what to do
 (a JSON line with LOG_FORMAT=json), never a traceback: exit 2 when the settings or the command
@@ -50,6 +50,10 @@ def build_parser() -> argparse.ArgumentParser:
         "health",
         help="exit 0 if the database answers (and, with HEALTH_PORT, the running bot is ready)",
     )
+    commands.add_parser(
+        "web",
+        help="serve the campaign page on its own (WEB_PORT, default 8081; needs WEB_SECRET)",
+    )
     return parser
 
 
@@ -87,6 +91,8 @@ def _command(args: argparse.Namespace, settings: Settings) -> int:
     if command == "console":
         seed = args.seed if args.seed is not None else settings.seed
         return _console(settings, seed)
+    if command == "web":
+        return loop.run(_failing_in_one_line(web(settings)))
     if not settings.discord_token:
         print(
             f"{NO_TOKEN}; starting the offline console on {settings.database_url} instead.",
@@ -140,6 +146,7 @@ async def _run(settings: Settings, signals: StopSignals) -> int:
     from bot.app import create_bot
     from bot.health import HealthServer
     from bot.lifecycle import serve
+    from bot.web.serve import beside
 
     bot = create_bot(
         settings.database_url,
@@ -162,19 +169,34 @@ async def _run(settings: Settings, signals: StopSignals) -> int:
                     CONFIGURATION,
                 ),
             )
+    page = None
     try:
+        page = await beside(bot, settings)  # the campaign page, on this event loop
         async with bot:
             if not signals.stop.is_set():  # stopped while starting: nothing to serve
                 await serve(bot, settings.discord_token or "", signals)
+    except Failure as refused:
+        return _fail(settings, refused)
     except Exception as error:
         failure = explain(error)
         if failure is None:
             raise
         return _fail(settings, failure)
     finally:
+        if page is not None:
+            await page.close()
         if server is not None:
             await server.close()
     return 0
+
+
+async def web(settings: Settings) -> int:
+    """The campaign page on its own, on the database of the settings, until a signal."""
+    from bot.lifecycle import StopSignals
+    from bot.web.serve import alone
+
+    with StopSignals() as signals:
+        return await alone(settings, signals)
 
 
 async def sync(settings: Settings, guild_id: int | None) -> int:

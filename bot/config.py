@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 
-from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
@@ -13,6 +14,9 @@ from sqlalchemy.exc import ArgumentError
 from bot.limits import DEFAULT_RATE_LIMIT, RateLimit
 
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///lastgasp.db"
+MIN_SECRET = (
+    32  # characters of WEB_SECRET: `python -c "import secrets; print(secrets.token_urlsafe())"`
+)
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 DATABASES = (("sqlite", "aiosqlite"), ("postgresql", "asyncpg"))  # (backend, async driver)
 # A backend as people write it (`postgres://` is Heroku's, and libpq's, spelling).
@@ -25,7 +29,8 @@ class SaysTheFix(ValueError):
 
 class Settings(BaseSettings):
     """DISCORD_TOKEN, DATABASE_URL, DEV_GUILD_ID, LOG_LEVEL, LOG_FORMAT, SHARD_COUNT, SHARD_IDS,
-    HEALTH_PORT, HEALTH_HOST, RATE_LIMIT (and LASTGASP_SEED for replays)."""
+    HEALTH_PORT, HEALTH_HOST, RATE_LIMIT, the campaign page's WEB_* (and LASTGASP_SEED for
+    replays)."""
 
     model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
 
@@ -44,6 +49,20 @@ class Settings(BaseSettings):
     # Commands and clicks per member per server (bot/limits.py); "off" for none. NoDecode: 8/10s
     # as written, not JSON.
     rate_limit: Annotated[RateLimit | None, NoDecode] = DEFAULT_RATE_LIMIT
+    # The campaign page (bot/web): served on WEB_PORT by the bot's process (unset: not
+    # served there; `python -m bot web` serves it on its own); its links signed with
+    # WEB_SECRET, valid WEB_LINK_HOURS, made for WEB_BASE_URL (the address behind a proxy).
+    web_port: int | None = Field(default=None, ge=0, le=65535)
+    web_host: str = "0.0.0.0"
+    web_secret: SecretStr | None = None
+    web_link_hours: float = Field(default=24.0, gt=0, le=24 * 30)
+    web_base_url: str | None = None
+    # Page requests per client address (bot/web/guard.py), as RATE_LIMIT is written.
+    web_rate_limit: Annotated[RateLimit | None, NoDecode] = Field(
+        default_factory=lambda: RateLimit(120, 60.0)
+    )
+    # Behind a reverse proxy: the client's address is the last one X-Forwarded-For names.
+    web_forwarded: bool = False
     # A fixed seed makes every roll of a session replayable (D-5); unset in play.
     seed: int | None = Field(default=None, validation_alias="LASTGASP_SEED")
 
@@ -54,6 +73,9 @@ class Settings(BaseSettings):
         "shard_count",
         "shard_ids",
         "health_port",
+        "web_port",
+        "web_secret",
+        "web_base_url",
         mode="before",
     )
     @classmethod
@@ -66,6 +88,34 @@ class Settings(BaseSettings):
         if not isinstance(value, str):
             return value
         return RateLimit.parse(value) if value.strip() else DEFAULT_RATE_LIMIT
+
+    @field_validator("web_rate_limit", mode="before")
+    @classmethod
+    def _web_rate(cls, value: object) -> object:
+        if not isinstance(value, str):
+            return value
+        return RateLimit.parse(value) if value.strip() else RateLimit(120, 60.0)
+
+    @field_validator("web_secret")
+    @classmethod
+    def _secret(cls, value: SecretStr | None) -> SecretStr | None:
+        # Not repeated in the message: it is a secret.
+        if value is not None and len(value.get_secret_value().strip()) < MIN_SECRET:
+            raise ValueError(f"it is shorter than {MIN_SECRET} characters")
+        return value
+
+    @field_validator("web_base_url")
+    @classmethod
+    def _base_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        value = value.strip()
+        parsed = urlsplit(value)
+        if parsed.scheme not in ("http", "https") or not parsed.netloc:
+            raise ValueError(f"{value!r} is not an http:// or https:// address")
+        if parsed.query or parsed.fragment:
+            raise ValueError(f"{value!r} has a query or a fragment")
+        return value if value.endswith("/") else value + "/"
 
     @field_validator("log_level")
     @classmethod
@@ -144,6 +194,16 @@ FIXES = {
     "HEALTH_HOST": "set the address to listen on, e.g. 0.0.0.0 or 127.0.0.1",
     "LASTGASP_SEED": "set a whole number, or unset it",
     "RATE_LIMIT": "set commands per member per server as count/seconds, e.g. 8/10s, or off",
+    "WEB_PORT": "set a free port number for the campaign page (0 picks any), or unset it",
+    "WEB_HOST": "set the address the campaign page listens on, e.g. 0.0.0.0 or 127.0.0.1",
+    "WEB_SECRET": (
+        "set at least 32 random characters, e.g. the output of "
+        "python -c 'import secrets; print(secrets.token_urlsafe())'"
+    ),
+    "WEB_LINK_HOURS": "set how many hours a link lasts, more than 0 and at most 720",
+    "WEB_BASE_URL": "set the page's address as people reach it, e.g. https://lastgasp.example.com/",
+    "WEB_RATE_LIMIT": "set page requests per address as count/seconds, e.g. 120/1m, or off",
+    "WEB_FORWARDED": "set true behind a reverse proxy that sets X-Forwarded-For, else false",
 }
 
 

@@ -93,6 +93,19 @@ class CharacterRepository(GuildRepository):
         stmt = self._locked(self._select().order_by(characters.c.id), lock)
         return self._rows((await self.conn.execute(stmt)).all())
 
+    async def characters_page(self, offset: int, limit: int) -> tuple[list[CharacterRow], int]:
+        """A page of the guild's characters by name (the campaign page's cards), and how many
+        there are in all."""
+        stmt = self._select().order_by(characters.c.name_key, characters.c.id)
+        records = (await self.conn.execute(stmt.offset(offset).limit(limit))).all()
+        count = (
+            select(func.count())
+            .select_from(characters)
+            .where(characters.c.guild_id == self.guild_id)
+        )
+        total = (await self.conn.execute(count)).scalar_one()
+        return [self._row(record) for record in records], total
+
     async def living(self, limit: int) -> tuple[list[CharacterRow], int]:
         """The status board's characters: the living ones, who must roll first, at most
         `limit`; and how many living characters there are in all."""

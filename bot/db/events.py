@@ -97,15 +97,23 @@ class EventRepository(CharacterRepository):
         )
 
     async def history(
-        self, character_id: int, limit: int = 10, *, bookkeeping: bool = False
+        self,
+        character_id: int,
+        limit: int = 10,
+        *,
+        bookkeeping: bool = False,
+        before: int | None = None,
     ) -> list[Event]:
         """The character's latest events, newest first: its changes (U-2), and its
-        bookkeeping too when asked."""
+        bookkeeping too when asked; with `before`, those older than that event (the next page
+        of the campaign page's history, stable while new events arrive)."""
         stmt = select(events).where(
             events.c.guild_id == self.guild_id, events.c.character_id == character_id
         )
         if not bookkeeping:
             stmt = stmt.where(events.c.is_change.is_(True))
+        if before is not None:
+            stmt = stmt.where(events.c.id < before)
         stmt = stmt.order_by(events.c.id.desc()).limit(limit)
         return [_event(record) for record in (await self.conn.execute(stmt)).all()]
 

@@ -158,6 +158,19 @@ class BoardModel(Base):
     layout: Mapped[bool] = mapped_column(Boolean, server_default=false())
 
 
+class WebLinkModel(Base):
+    """The campaign page's links of one member of a guild (docs/commands.md, `/web`): a link
+    carries the generation it was made in, and `/web revoke` moves the generation on, which
+    ends every link made before (migration 0005)."""
+
+    __tablename__ = "web_links"
+
+    guild_id: Mapped[int] = mapped_column(Snowflake, primary_key=True, autoincrement=False)
+    user_id: Mapped[int] = mapped_column(Snowflake, primary_key=True, autoincrement=False)
+    generation: Mapped[int] = mapped_column(Integer)
+    revoked_at: Mapped[datetime] = mapped_column(Stamp)
+
+
 metadata = Base.metadata
 # The Core tables every statement is built on (a declarative model's table is a Table).
 guilds = cast(Table, GuildModel.__table__)
@@ -167,3 +180,4 @@ combat_members = cast(Table, CombatMemberModel.__table__)
 active_characters = cast(Table, ActiveCharacterModel.__table__)
 events = cast(Table, EventModel.__table__)
 boards = cast(Table, BoardModel.__table__)
+web_links = cast(Table, WebLinkModel.__table__)

@@ -27,18 +27,20 @@ class BoardView:
     more: int  # how many more there are
     settings: GuildSettings
     latest_event: int  # the guild's newest event when this was read
+    ids: tuple[int, ...] = ()  # each sheet's character id, in the same order (the web page's)
 
 
-def _order(rows: list[CharacterRow], in_combat: bool) -> list[Sheet]:
+def _order(rows: list[CharacterRow], in_combat: bool) -> list[CharacterRow]:
     """Whose roll waits first (now, or on the GM's call outside combat; the Last Gasp before
     the others), then by name (R-8)."""
 
-    def key(sheet: Sheet) -> tuple[int, int, str]:
+    def key(row: CharacterRow) -> tuple[int, int, str]:
+        sheet = row.sheet
         due = roll_due(sheet, in_combat=in_combat)
         waits = due is not None and due is not RollDue.NEXT_ROUND
         return (0 if waits else 1, _ROLL_ORDER.get(sheet.state, 9), sheet.name.casefold())
 
-    return sorted((row.sheet for row in rows), key=key)
+    return sorted(rows, key=key)
 
 
 async def board_view(db: Database, guild_id: int, channel_id: int) -> BoardView:
@@ -48,12 +50,15 @@ async def board_view(db: Database, guild_id: int, channel_id: int) -> BoardView:
         if combat is not None:
             rows = await uow.members(combat.id)
             total = len(rows)
-            sheets = _order(rows, in_combat=True)[:MAX_LINES]
+            shown = _order(rows, in_combat=True)[:MAX_LINES]
         else:
             living, total = await uow.living(MAX_LINES)
-            sheets = _order(living, in_combat=False)
+            shown = _order(living, in_combat=False)
         latest = await uow.latest_event()
-    return BoardView(guild_id, channel_id, combat, sheets, total - len(sheets), settings, latest)
+    sheets = [row.sheet for row in shown]
+    more = total - len(sheets)
+    ids = tuple(row.id for row in shown)
+    return BoardView(guild_id, channel_id, combat, sheets, more, settings, latest, ids)
 
 
 async def check_gm(db: Database, caller: Caller) -> None:

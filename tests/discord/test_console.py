@@ -772,7 +772,7 @@ async def test_completions(session):
     complete = session.console.completions
     assert complete("/da") == ["/damage ", "/day "]  # a whole word ends with a space
     assert complete("/character cr") == ["create "]
-    assert complete("/damage ") == ["amount:", "character:", "several:"]  # an option name, with its colon
+    assert complete("/damage ") == ["amount:", "character:", "several:"]  # option names: colons
     assert complete("/damage amount:3 ") == ["character:"]
     assert complete("/emotion emotion:f") == ["emotion:fear "]
     assert complete("/character show public:") == ["public:yes ", "public:no "]

@@ -30,6 +30,7 @@ TABLES = {
     "active_characters",
     "events",
     "boards",
+    "web_links",
 }
 
 
@@ -48,7 +49,7 @@ async def test_models_and_migrations_agree(db: Database) -> None:
 
 
 async def test_upgrade_is_idempotent_and_reaches_head(db: Database) -> None:
-    assert HEAD == "0004"
+    assert HEAD == "0005"
     assert await _version(db) == HEAD
     await db.upgrade()  # a restart of the bot
     assert await _version(db) == HEAD
@@ -76,7 +77,7 @@ async def test_downgrade_to_0001_then_up_again_agrees_with_the_models(db: Databa
         columns = await conn.run_sync(
             lambda c: {col["name"] for col in inspect(c).get_columns("events")}
         )
-    assert "boards" not in names and "is_change" not in columns
+    assert "boards" not in names and "web_links" not in names and "is_change" not in columns
     assert await _version(db) == "0001"
     await upgrade_engine(db.engine)
     assert await _version(db) == HEAD

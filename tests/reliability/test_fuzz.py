@@ -42,6 +42,7 @@ from hypothesis import strategies as st
 from bot.failures import SOMETHING_WENT_WRONG
 from bot.offline import Attachment, Member, Raw, Request, Result, interaction_payload
 from bot.render.common import escape
+from bot.web.links import Links
 from tests.discord.conftest import assert_no_pings
 from tests.reliability.conftest import (
     PG_SERVER,
@@ -312,7 +313,9 @@ def payloads(
 
 
 COMMAND_LOG = "lastgasp.commands"  # bot/logs.py: one line per command, with its outcome
-NOTICES = {"board start", "board stop"}  # whose answer is a private text when they go through
+# Whose answer is a private text when they go through: the board's notices, `/web`'s link and
+# its revocation.
+NOTICES = {"board start", "board stop", "web"}
 
 
 class CommandLines(logging.Handler):
@@ -514,6 +517,10 @@ def fuzz_the_bot(
             async_stack.enter_async_context(started_harness(database, validator))
         )
         loop.run_until_complete(_populate(h))
+        # The campaign page turned on: `/web` makes links (bot/web/links.py) like any command.
+        h.bot.web_links = Links(
+            "the fuzzer's secret, long enough to be one", hours=24, base_url="https://e.org/"
+        )
         commands = [c for c in h.bot.tree.walk_commands() if isinstance(c, app_commands.Command)]
         # A declared choice (`no_crit`) is the bot's own word, not typed text.
         choices = {str(c.value) for cmd in commands for p in cmd.parameters for c in p.choices}

@@ -84,6 +84,20 @@ async def _damaged_by_gm(h: Any) -> None:
     assert not result.ephemeral, result.text()
 
 
+async def _web_on(h: Any) -> None:
+    """The campaign page turned on (WEB_SECRET, WEB_BASE_URL): `/web` makes links."""
+    from bot.web.links import Links
+
+    h.bot.web_links = Links(
+        "a matrix secret, long enough to be one", hours=24, base_url="https://e.org/"
+    )
+
+
+async def _link_given(h: Any, role: str, result: Result) -> None:
+    """The member's own link, privately."""
+    assert result.reply.ephemeral and "<https://e.org/login/" in result.reply.content, role
+
+
 async def _empty_combat(h: Any) -> None:
     await h.start_combat([])
 
@@ -378,6 +392,24 @@ TABLE = [
         outsider=OWN,
         went_through=lambda before, after: len(after["boards"]) == len(before["boards"]) - 1,
         note="docs/commands.md: GM",
+    ),
+    Row(
+        "web",
+        ANY_MEMBER | {"outsider"},
+        outsider=OWN,
+        before=_web_on,
+        went_through=lambda before, after: after == before,  # a link writes nothing
+        after=_link_given,
+        note="docs/commands.md: any member, a link to what they may see",
+    ),
+    Row(
+        "web",
+        ANY_MEMBER | {"outsider"},
+        {"revoke": True},
+        outsider=OWN,
+        before=_web_on,
+        went_through=lambda before, after: len(after["web_links"]) == len(before["web_links"]) + 1,
+        note="docs/commands.md: any member ends their own links",
     ),
 ]
 

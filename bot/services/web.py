@@ -1,0 +1,188 @@
+"""Use cases of the campaign page (`/web`, docs/commands.md): the member's links, and what a
+link shows, each page in one read-only transaction of the link's guild.
+
+A link shows what its member may see in Discord, decided by the same rules: anyone in the
+guild reads every character's board line, sheet and odds (P-2: never another guild's); a
+character's history is its owner's and the GM's (P-4, as `/history`); a deleted character's
+history is the GM's. GM is decided now, with the guild's settings of the moment (P-1), from
+what the link says of the member. Every page first checks the link is of the member's current
+generation: `/web revoke` ends every earlier one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from bot.db.database import Database
+from bot.db.records import Board, CharacterRow, Event
+from bot.db.uow import UnitOfWork
+from bot.services.base import check_permission, is_gm
+from bot.services.board import BoardView, board_view
+from bot.services.context import Caller, Permission
+from bot.services.play import SPIRAL_ROLLS, Odds
+from rules import odds
+from rules.errors import RuleError
+from rules.models import GuildSettings, Sheet
+
+CARDS_PER_PAGE = 60
+EVENTS_PER_PAGE = 50
+
+
+class LinkEnded(Exception):
+    """The link is of an earlier generation: its member ended it with `/web revoke`."""
+
+
+class NotFound(Exception):
+    """Nothing of this guild that this member may see has that id."""
+
+
+@dataclass(frozen=True)
+class Campaign:
+    gm: bool
+    cards: list[CharacterRow]  # one page, by name
+    total: int  # characters in all
+    offset: int
+    boards: list[Board]
+    deleted: list[tuple[int, Sheet]]  # the GM's only: their history stays (U-2)
+
+
+@dataclass(frozen=True)
+class CharacterPage:
+    gm: bool
+    character_id: int
+    sheet: Sheet
+    deleted: bool
+    settings: GuildSettings
+    history: list[Event] | None  # one page, newest first; None: not this member's to read
+    older: bool  # there are older events than this page's
+    odds: Odds | None  # for a character who is down: its next rolls (R-1..R-6)
+
+
+@dataclass(frozen=True)
+class NewLink:
+    """What a link made now carries besides the member: its generation, and the guild's GM
+    role if the member has it (P-1; the page checks it against the settings of the moment)."""
+
+    generation: int
+    gm_role_id: int | None
+
+
+async def new_link(db: Database, caller: Caller) -> NewLink:
+    """`/web`: any member of the guild gets a link (it writes nothing)."""
+    async with db.transaction(caller.guild_id, read_only=True) as uow:
+        generation = await uow.link_generation(caller.user_id)
+        role = (await uow.settings()).gm_role_id
+    return NewLink(generation, role if role is not None and role in caller.role_ids else None)
+
+
+async def revoke_links(db: Database, caller: Caller) -> int:
+    """`/web revoke`: every link made for the member in this guild so far ends."""
+    async with db.transaction(caller.guild_id) as uow:
+        return await uow.revoke_links(caller.user_id)
+
+
+async def _admit(uow: UnitOfWork, caller: Caller, generation: int) -> tuple[GuildSettings, bool]:
+    """The guild's settings and whether the member is its GM now, once the link is current
+    (one query: every page asks it first)."""
+    current, settings = await uow.link_generation_and_settings(caller.user_id)
+    if current != generation:
+        raise LinkEnded()
+    return settings, is_gm(settings, caller)
+
+
+async def admit(db: Database, caller: Caller, generation: int) -> bool:
+    """Whether the member is the GM; LinkEnded once the link is revoked (an open live board
+    checks again now and then)."""
+    async with db.transaction(caller.guild_id, read_only=True) as uow:
+        return (await _admit(uow, caller, generation))[1]
+
+
+async def campaign(db: Database, caller: Caller, generation: int, *, offset: int = 0) -> Campaign:
+    async with db.transaction(caller.guild_id, read_only=True) as uow:
+        _, gm = await _admit(uow, caller, generation)
+        cards, total = await uow.characters_page(offset, CARDS_PER_PAGE)
+        boards = sorted(await uow.guild_boards(), key=lambda board: board.channel_id)
+        deleted = await uow.deleted() if gm else []
+    return Campaign(gm, cards, total, offset, boards, deleted)
+
+
+def _may_read_history(gm: bool, sheet: Sheet, caller: Caller) -> bool:
+    """P-4, as `/history`: the owner or the GM."""
+    try:
+        check_permission(Permission.OWNER_OR_GM, gm, sheet.owner_id, caller)
+    except RuleError:
+        return False
+    return True
+
+
+async def character_page(
+    db: Database,
+    caller: Caller,
+    generation: int,
+    character_id: int,
+    *,
+    before: int | None = None,
+    everything: bool = False,
+) -> CharacterPage:
+    """The sheet, one page of its history (bookkeeping too with `everything`; events older
+    than `before`), and its odds when it is down. NotFound: no character of this guild has
+    that id (or it was deleted, and the member is not the GM)."""
+    async with db.transaction(caller.guild_id, read_only=True) as uow:
+        settings, gm = await _admit(uow, caller, generation)
+        row = await uow.character_by_id(character_id, lock=False)
+        if row is not None:
+            sheet, deleted = row.sheet, False
+        else:
+            gone = dict(await uow.deleted()) if gm else {}
+            if character_id not in gone:
+                raise NotFound()
+            sheet, deleted = gone[character_id], True
+        history = None
+        older = False
+        if _may_read_history(gm, sheet, caller):
+            found = await uow.history(
+                character_id, EVENTS_PER_PAGE + 1, bookkeeping=everything, before=before
+            )
+            history, older = found[:EVENTS_PER_PAGE], len(found) > EVENTS_PER_PAGE
+    chances = _odds(sheet, settings) if sheet.state.is_down and not deleted else None
+    return CharacterPage(gm, character_id, sheet, deleted, settings, history, older, chances)
+
+
+async def board(
+    db: Database, caller: Caller, generation: int, channel_id: int
+) -> tuple[BoardView, bool]:
+    """A channel's status board as it reads now (bot/services/board.py, the board worker's
+    own reading), and whether the member is the GM: only a channel of this guild with a
+    board, else NotFound."""
+    async with db.transaction(caller.guild_id, read_only=True) as uow:
+        _, gm = await _admit(uow, caller, generation)
+        if await uow.board(channel_id) is None:
+            raise NotFound()
+    return await board_view(db, caller.guild_id, channel_id), gm
+
+
+async def character_odds(
+    db: Database, caller: Caller, generation: int, character_id: int
+) -> Odds | None:
+    """The odds of a character of this guild who is down (None: it is not down); NotFound
+    when there is none (the chart's picture of the page)."""
+    async with db.transaction(caller.guild_id, read_only=True) as uow:
+        settings, _ = await _admit(uow, caller, generation)
+        row = await uow.character_by_id(character_id, lock=False)
+    if row is None:
+        raise NotFound()
+    return _odds(row.sheet, settings) if row.sheet.state.is_down else None
+
+
+@lru_cache(maxsize=512)
+def _odds(sheet: Sheet, settings: GuildSettings) -> Odds:
+    """What `/odds` computes (bot/services/play.py): the next roll, and the next ten. Exact
+    and pure, a few ms: the same sheet under the same settings is computed once (a page of a
+    character who is down is viewed again and again, its chart with it)."""
+    return Odds(
+        sheet=sheet,
+        settings=settings,
+        next_roll=odds.recovery_odds(sheet, settings),
+        spiral=odds.spiral(sheet, settings, rolls=SPIRAL_ROLLS),
+    )

@@ -1,0 +1,145 @@
+"""What every handler of the campaign page shares: the Site (the database, the links, the live
+boards, the templates), its answers that say what happened (PageError), and its turn to read
+the database."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+from urllib.parse import urlsplit
+
+import jinja2
+from aiohttp import web
+
+from bot.db.busy import Busy
+from bot.db.database import Database
+from bot.web.guard import refusal_text
+from bot.web.links import Link, Links
+from bot.web.live import LiveBoards
+
+# Ids in a path are bounded before they reach a query: a guild's and a channel's are Discord's
+# (64 bits), a character's and an event's the database's own (32 bits on PostgreSQL).
+SNOWFLAKE_MAX = 2**63 - 1
+ROW_ID_MAX = 2**31 - 1
+MAX_PAGE = 10_000
+PAGE_READS = 2  # page views reading the database at once: the commands come first
+PAGE_WAIT_S = 2.0  # beyond this wait for a turn, "busy" (503)
+BUSY = "The table is busy right now: reload in a moment."
+
+
+class PageError(Exception):
+    """Answered with a page saying what happened: status, heading and message."""
+
+    def __init__(self, status: int, heading: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.heading = heading
+        self.message = message
+
+
+NOT_FOUND = (
+    "This server has nothing at this address that your link may show. Go back to the "
+    "campaign's page and follow its links."
+)
+
+
+def not_found() -> PageError:
+    return PageError(404, "Nothing here", NOT_FOUND)
+
+
+@dataclass
+class Site:
+    """What every handler needs: the database, the links, the live boards, the templates."""
+
+    db_of: Callable[[], Database]
+    links: Links
+    live: LiveBoards
+    templates: jinja2.Environment
+    version: str  # of the static files: their URLs change with them
+    channel_name: Callable[[int], str | None]  # a channel's name where this process knows it
+    clock: Callable[[], datetime]
+    forwarded: bool = False
+    reads: asyncio.Semaphore | None = None
+
+    @property
+    def root(self) -> str:
+        """The path the page lives under, behind a proxy: WEB_BASE_URL's."""
+        return urlsplit(self.links.base_url).path or "/"
+
+    @property
+    def secure(self) -> bool:
+        return self.links.base_url.startswith("https://")
+
+    def context(self, link: Link | None = None, gm: bool = False, **values: Any) -> dict[str, Any]:
+        found: dict[str, Any] = {
+            "root": self.root,
+            "version": self.version,
+            "hours": f"{self.links.hours:g}",
+            "gm": gm,
+            "campaign_url": None,
+            "guild_name": None,
+            "member_name": None,
+        }
+        if link is not None:
+            base = f"{self.root}servers/{link.guild_id}/"
+            found.update(
+                campaign_url=base,
+                characters_url=f"{base}characters/",
+                boards_url=f"{base}boards/",
+                guild_name=link.guild_name,
+                member_name=link.member_name,
+            )
+        return {**found, **values}
+
+    def page(self, template: str, status: int = 200, **context: Any) -> web.Response:
+        html = self.templates.get_template(template).render(**context)
+        return web.Response(text=html, status=status, content_type="text/html", charset="utf-8")
+
+    def message(self, status: int, heading: str, message: str) -> web.Response:
+        return self.page("message.html", status, **self.context(heading=heading, message=message))
+
+    def refused(self, reason: str) -> web.Response:
+        """403: the link opens nothing, and shows nothing of any server."""
+        text = refusal_text(reason, self.links.hours)
+        return self.message(403, "This link opens nothing", text)
+
+    def channel_label(self, channel_id: int) -> str | None:
+        """`#table` where this process knows the channel's name (the bot's own does; the page
+        on its own process does not)."""
+        name = self.channel_name(channel_id)
+        return f"#{name}" if name else None
+
+    @contextlib.asynccontextmanager
+    async def reading(self) -> AsyncIterator[Database]:
+        """A turn to read the database (at most PAGE_READS page views at once), and the
+        database; 503 while the bot is starting or the table is busy."""
+        reads = self.reads
+        if reads is None:
+            reads = self.reads = asyncio.Semaphore(PAGE_READS)
+        try:
+            await asyncio.wait_for(reads.acquire(), PAGE_WAIT_S)
+        except TimeoutError:
+            raise PageError(
+                503, "Busy", "The table is busy right now: reload in a moment."
+            ) from None
+        try:
+            try:
+                db = self.db_of()
+            except RuntimeError:  # the bot has not connected its database yet
+                raise PageError(
+                    503, "Starting", "The bot is starting: reload in a moment."
+                ) from None
+            try:
+                yield db
+            except Busy:
+                raise PageError(503, "Busy", BUSY) from None
+        finally:
+            reads.release()
+
+
+def now_utc() -> datetime:
+    return datetime.now(UTC)

@@ -1,0 +1,187 @@
+"""The live board (issue 18 item 2): an open board page is sent the board's new lines within
+3 s of a `/damage`, fed by the change notices of the bot's own process, and, from another
+process (`python -m bot web` on the same database), by its poll of the guild's newest event,
+on SQLite and on PostgreSQL. A revoked link's open board ends."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+
+import aiohttp
+import pytest
+
+from bot.web import pages
+from bot.web.links import Links
+from tests.discord.conftest import PG_SERVER, SKIP_PG, postgres_database, started
+from tests.spec_validation import Validator
+from tests.web.conftest import SECRET, Client, Site, serving
+from tests.web.pages_html import parse
+
+ROOT = Path(__file__).resolve().parents[2]
+DEADLINE_S = 3.0  # the issue's: the board shows a /damage within 3 s
+
+
+async def next_event(
+    response: aiohttp.ClientResponse, wanted: Callable[[str, str], bool], within: float
+) -> tuple[str, str]:
+    """The first server-sent event (name, data) that `wanted` accepts, within `within` s."""
+
+    async def read() -> tuple[str, str]:
+        name, data = "message", []
+        while True:
+            raw = await response.content.readline()
+            if not raw:
+                raise AssertionError("the stream ended")
+            line = raw.decode().rstrip("\n")
+            if not line:
+                if data and wanted(name, "\n".join(data)):
+                    return name, "\n".join(data)
+                name, data = "message", []
+            elif line.startswith("event: "):
+                name = line[len("event: ") :]
+            elif line.startswith("data: "):
+                data.append(line[len("data: ") :])
+
+    return await asyncio.wait_for(read(), within)
+
+
+def board_says(*words: str) -> Callable[[str, str], bool]:
+    return lambda name, data: name == "board" and all(w in parse(data).text for w in words)
+
+
+async def _stream(client: Client, url: str) -> aiohttp.ClientResponse:
+    response = await client.session.get(url)
+    assert response.status == 200, await response.text()
+    assert response.headers["Content-Type"].startswith("text/event-stream")
+    return response
+
+
+async def test_the_board_shows_a_damage_within_3_s(tmp_path: Path, spec_validator) -> None:
+    """In the bot's own process, from the database's notice of the write: no poll here."""
+    url = f"sqlite+aiosqlite:///{tmp_path / 'lastgasp.db'}"
+    async with serving(url, spec_validator, live={"poll": 3600.0}) as site:
+        await _damage_seen(site)
+
+
+async def _damage_seen(site: Site) -> None:
+    h = site.h
+    await h.add_character("Roryn", vit=3)
+    await h.run(h.gm, "board start")
+    page = await site.open(h.player)
+    board = await page.get(f"boards/{h.guild.channel_id}")
+    assert "VIT 3/10" in parse(board.text).text
+    stream = await _stream(page.client, f"{board.url}/live")
+    try:
+        await next_event(stream, board_says("Roryn", "VIT 3/10"), DEADLINE_S)  # as it is
+        await h.run(h.owner, "damage", character="Roryn", amount=5)
+        _name, data = await next_event(stream, board_says("Dying", "VIT -2/10"), DEADLINE_S)
+        assert "Last Gasp" in parse(data).text  # R-8: when its roll comes
+    finally:
+        stream.close()
+
+
+async def test_a_revoked_link_ends_its_open_board(site: Site, monkeypatch) -> None:
+    monkeypatch.setattr(pages, "CHECK_S", 0.0)  # the link is checked at every wake
+    monkeypatch.setattr(pages, "PING_S", 0.2)
+    h = site.h
+    await h.add_character("Roryn")
+    await h.run(h.gm, "board start")
+    page = await site.open(h.owner)
+    stream = await _stream(page.client, f"{page.url}boards/{h.guild.channel_id}/live")
+    try:
+        await next_event(stream, board_says("Roryn"), DEADLINE_S)
+        await h.run(h.owner, "web", revoke=True)
+        _name, data = await next_event(stream, lambda n, _: n == "ended", DEADLINE_S)
+        assert "/web revoke" in data and "Roryn" not in data
+        assert await stream.content.read() == b""  # and the stream is closed
+    finally:
+        stream.close()
+
+
+# --- another process ------------------------------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextlib.asynccontextmanager
+async def web_process(url: str) -> AsyncIterator[str]:
+    """`python -m bot web` on the database at `url`, in a process of its own: its base URL."""
+    port = _free_port()
+    base = f"http://127.0.0.1:{port}/"
+    env = {
+        **os.environ,
+        "DATABASE_URL": url,
+        "WEB_SECRET": SECRET,
+        "WEB_PORT": str(port),
+        "WEB_HOST": "127.0.0.1",
+        "WEB_BASE_URL": base,
+        "WEB_RATE_LIMIT": "off",
+        "LOG_LEVEL": "WARNING",
+    }
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bot",
+        "web",
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        assert process.stdout is not None
+        line = await asyncio.wait_for(process.stdout.readline(), 60)
+        assert f"served on {base}" in line.decode(), line
+        yield base
+    finally:
+        if process.returncode is None:
+            process.terminate()
+            assert await asyncio.wait_for(process.wait(), 15) == 0  # SIGTERM: a clean stop
+
+
+async def _across_processes(url: str, validator: Validator) -> None:
+    async with started(url, validator) as h, web_process(url) as base:
+        h.bot.web_links = Links(SECRET, hours=24, base_url=base)
+        await h.add_character("Roryn", vit=3)
+        await h.run(h.gm, "board start")
+        site = Site.__new__(Site)  # only for its link() and client()
+        site.h, site.base, site._clients = h, base, []
+        try:
+            page = await site.open(h.owner)
+            assert page.status == 200 and page.url.host == "127.0.0.1", page.text
+            stream = await _stream(page.client, f"{page.url}boards/{h.guild.channel_id}/live")
+            try:
+                await next_event(stream, board_says("VIT 3/10"), DEADLINE_S)
+                await h.run(h.owner, "damage", character="Roryn", amount=5)
+                await next_event(stream, board_says("Dying", "VIT -2/10"), DEADLINE_S)
+            finally:
+                stream.close()
+        finally:
+            await site.close()
+
+
+async def test_the_board_of_another_process_shows_a_damage_within_3_s_sqlite(
+    tmp_path: Path, spec_validator: Validator
+) -> None:
+    await _across_processes(f"sqlite+aiosqlite:///{tmp_path / 'lastgasp.db'}", spec_validator)
+
+
+@pytest.mark.postgres
+async def test_the_board_of_another_process_shows_a_damage_within_3_s_postgresql(
+    spec_validator: Validator,
+) -> None:
+    if not PG_SERVER:
+        pytest.skip(SKIP_PG)
+    async with postgres_database(PG_SERVER) as url:
+        await _across_processes(url, spec_validator)
