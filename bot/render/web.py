@@ -3,6 +3,10 @@ private: the link opens what its member may see, to whoever has it."""
 
 from __future__ import annotations
 
+import discord
+
+from bot.render.card import Card
+from bot.render.common import INFO_COLOUR
 from bot.render.reply import Reply
 
 
@@ -11,12 +15,17 @@ def _hours(hours: float) -> str:
 
 
 def web_link_reply(url: str, hours: float) -> Reply:
-    """The link in angle brackets: Discord shows no preview of it (its crawler never opens it)."""
-    return Reply.private(
-        f"Your link to this server's campaign page, made for you: <{url}>\n"
-        f"It shows what you may see here, works for {_hours(hours)}, and opens for anyone who "
-        "has it: keep it to yourself. `/web revoke:true` ends every link made for you so far."
+    """The link as a link button beside the words: Discord makes no preview of it (its crawler
+    never opens it), and it is never text to copy by mistake."""
+    text = (
+        "**Your link to this server's campaign page, made for you.** It shows what you may see "
+        f"here, works for {_hours(hours)}, and opens for anyone who has it: keep it to "
+        "yourself. `/web revoke:true` ends every link made for you so far."
     )
+    button: discord.ui.Button[discord.ui.LayoutView] = discord.ui.Button(
+        label="Open the campaign page", url=url, style=discord.ButtonStyle.link
+    )
+    return Reply(Card(colour=INFO_COLOUR, lines=(text,), accessory=button), ephemeral=True)
 
 
 def web_revoked_reply() -> Reply:

@@ -773,7 +773,7 @@ async def test_completions(session):
     assert complete("/da") == ["/damage ", "/day "]  # a whole word ends with a space
     assert complete("/character cr") == ["create "]
     assert complete("/damage ") == ["amount:", "character:", "several:"]  # option names: colons
-    assert complete("/damage amount:3 ") == ["character:"]
+    assert complete("/damage amount:3 ") == ["character:", "several:"]
     assert complete("/emotion emotion:f") == ["emotion:fear "]
     assert complete("/character show public:") == ["public:yes ", "public:no "]
     assert complete(":c") == [":complete ", ":click ", ":commands "]

@@ -349,6 +349,7 @@ class DiscordStandIn:
         return _json(
             [
                 {
+                    "description": "",  # as Discord answers for a context menu (sent without)
                     **command,
                     "id": str(command_id(command["name"])),
                     "application_id": str(APPLICATION_ID),

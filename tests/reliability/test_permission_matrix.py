@@ -95,7 +95,8 @@ async def _web_on(h: Any) -> None:
 
 async def _link_given(h: Any, role: str, result: Result) -> None:
     """The member's own link, privately."""
-    assert result.reply.ephemeral and "<https://e.org/login/" in result.reply.content, role
+    [button] = result.card.buttons  # a link button
+    assert result.reply.ephemeral and button.custom_id.startswith("https://e.org/login/"), role
 
 
 async def _empty_combat(h: Any) -> None:

@@ -35,7 +35,6 @@ from tests.discord.conftest import PG_SERVER, SKIP_PG, Harness, postgres_databas
 from tests.spec_validation import Validator
 
 SECRET = "a test secret of more than thirty-two characters"
-LINK = re.compile(r"<(http://[^>\s]+)>")
 
 
 @dataclass
@@ -94,10 +93,10 @@ class Site:
         """`/web` as the member types it: its private reply's link."""
         result = await self.h.run(member, "web")
         reply = result.reply
-        assert reply.ephemeral and not reply.embeds, result.text()
-        found = LINK.search(reply.content)
-        assert found, reply.content
-        return found[1]
+        assert reply.ephemeral, result.text()
+        [button] = reply.card.buttons  # a link button: its custom id is its URL
+        assert button.custom_id.startswith("http://"), result.text()
+        return button.custom_id
 
     def client(self) -> Client:
         client = Client(self.base)

@@ -13,6 +13,7 @@ from bot.render.pictures import emoji_files
 from bot.web import view
 from rules.models import Emotion
 from rules.rolls import NarateerRoll, NumericRoll
+from tests.discord.conftest import history_entries
 from tests.web.conftest import Page, Site
 from tests.web.pages_html import parse
 
@@ -85,23 +86,25 @@ async def test_the_sheet_reads_as_character_show(site: Site) -> None:
     await h.add_character("Roryn", vit=4, stamina=5, stress=1, fear=3, con_wounds=1)
     await h.update("Roryn", advantage=True, relief_used_today=True)
     row = await h.row("Roryn")
-    shown = (await h.run(h.player, "character show", character="Roryn")).reply.embed
+    shown = (await h.run(h.player, "character show", character="Roryn")).card
     page = await (await site.open(h.player)).get(f"characters/{row.id}")
     fields = {
         parse(dt).text: [parse(d).text for d in re.findall(r"<dd>(.*?)</dd>", rest)]
         for dt, rest in re.findall(r"<dt>(.*?)</dt>(.*?)</div>", page.text, re.S)
     }
-    discord = {f["name"]: f["value"].split("\n") for f in shown["fields"]}
+    # The sheet's rows in Discord: `**Vitality** · VIT 4/10 · RES 2`, one line each.
+    rows = [re.fullmatch(r"\*\*(.+?)\*\* · (.*)", line) for line in shown.lines]
+    discord = {row[1]: row[2] for row in rows if row}
     assert list(fields) == list(discord)
     for name in ("Vitality", "Injury", "Emotions", "Abilities"):
-        assert fields[name] == discord[name], name
+        assert " · ".join(fields[name]) == discord[name], name
     # Written as everywhere (docs/commands.md): `Stamina 5/6`, `Stress 1`
     assert fields["Stamina"] == ["Stamina 5/6", "CON d6 (1 wound)", "next reaction costs 1"]
-    assert discord["Stamina"] == ["5/6 · CON d6 (1 wound)", "next reaction costs 1"]
-    assert fields["Stress"] == ["Stress 1"] and discord["Stress"] == ["1"]
+    assert discord["Stamina"] == "5/6 · CON d6 (1 wound) · next reaction costs 1"
+    assert fields["Stress"] == ["Stress 1"] and discord["Stress"] == "1"
     text = parse(page.text).text
     assert "Up · another member's character" in text
-    assert shown["footer"]["text"] in text  # advantage on the next recovery roll · relief…
+    assert shown.small in text  # advantage on the next recovery roll · relief…
     assert "Odds" not in text  # up: no roll is due
 
 
@@ -113,7 +116,7 @@ async def test_the_odds_and_their_chart_are_odds(site: Site) -> None:
     [(_, chart)] = odds.reply.files
     page = await (await site.open(h.player)).get(f"characters/{row.id}")
     text = parse(page.text).text
-    headline = odds.reply.embed["description"].split("\n")[0].strip("*")
+    headline = odds.card.lines[0].strip("*")
     assert headline in text  # the same headline as /odds
     picture = await page.get(f"characters/{row.id}/odds.png")
     assert picture.headers["Content-Type"] == "image/png"
@@ -186,14 +189,14 @@ async def test_the_history_says_what_history_says(site: Site) -> None:
     row = await h.row("Roryn the Red")
     page = await (await site.open(h.gm)).get(f"characters/{row.id}")
     changes = re.findall(r'<p class="changes">(.*?)</p>', page.text, re.S)
-    fields = history.reply.embed["fields"]
-    assert len(changes) == len(fields)
-    for change, field in zip(changes, fields, strict=True):
+    entries = history_entries(history)
+    assert len(changes) == len(entries)
+    for change, entry in zip(changes, entries, strict=True):
         said = parse(change).text
         if said.startswith("Owner"):
             assert said == "Owner another member → another member"
             continue
-        assert said in field["value"] or said == "Created.", (said, field["value"])
+        assert said in entry.text or said == "Created.", (said, entry.text)
     assert "for “a rope”" in parse(page.text).text
 
 
@@ -202,8 +205,8 @@ async def test_a_deleted_characters_history_is_the_gms(site: Site) -> None:
     await h.add_character("Gone", logged=True)
     row = await h.row("Gone")
     result = await h.run(h.owner, "character delete", character="Gone")
-    [button] = [c for c in result.reply.components[0]["components"] if c["label"] == "Delete"]
-    await h.click(h.owner, result.reply, button["custom_id"])
+    [button] = [b for b in result.card.buttons if b.label == "Delete"]
+    await h.click(h.owner, result.reply, button.custom_id)
     gm = await site.open(h.gm)
     assert "Gone" in parse(gm.text).text  # listed among the deleted, for the GM
     page = await gm.get(f"characters/{row.id}")

@@ -31,6 +31,7 @@ from tests.discord.test_hostile_text import NAMES, TEXTS
 from tests.web.conftest import SECRET, Client, Page, Site, serving
 from tests.web.pages_html import parse
 
+LINK_STYLE = 5  # Discord's link button
 NAME_TABLE = "The Table"  # the harness's guild; the other is "Elsewhere"
 ASK_AGAIN = "/web"
 
@@ -124,7 +125,7 @@ async def test_a_revoked_link_opens_nothing(any_site: Site) -> None:
     assert page.status == 200
     before = await h.snapshot()
     result = await h.run(h.owner, "web", revoke=True)
-    assert result.reply.ephemeral and "ended" in result.reply.content
+    assert result.reply.ephemeral and "ended" in result.card.body
     after = await h.snapshot()
     assert {t for t in before if before[t] != after[t]} == {"web_links"}  # nothing else
     assert_refused(await page.get(""), "/web revoke")
@@ -415,14 +416,15 @@ async def test_web_answers_privately_and_says_when_the_page_is_off(site: Site) -
     h = site.h
     result = await h.run(h.owner, "web")
     reply = result.reply
-    assert reply.ephemeral and not reply.embeds
-    assert "24 hours" in reply.content and "/web revoke:true" in reply.content
-    assert f"<{site.base}login/" in reply.content  # no preview of it is made
+    assert reply.ephemeral and reply.layout
+    assert "24 hours" in reply.card.body and "/web revoke:true" in reply.card.body
+    [button] = reply.card.buttons  # a link button: no preview of the link is made
+    assert button.custom_id.startswith(f"{site.base}login/") and button.style == LINK_STYLE
     h.bot.web_links = None
     before = await h.snapshot()
     refused = await h.run(h.owner, "web")
-    assert refused.reply.ephemeral and "not turned on" in refused.reply.content
-    assert "WEB_SECRET" in refused.reply.content
+    assert refused.reply.ephemeral and "not turned on" in refused.card.body
+    assert "WEB_SECRET" in refused.card.body
     assert await h.snapshot() == before
 
 
