@@ -41,10 +41,22 @@ class Compiled:
             ),
         )
 
-    def params(self, values: Mapping[str, Any]) -> tuple[Any, ...]:
-        """The positional parameters, each through its type's processor."""
+    def params(
+        self, values: Mapping[str, Any], done: dict[tuple[int, Any], Any] | None = None
+    ) -> tuple[Any, ...]:
+        """The positional parameters, each through its type's processor. `done` keeps what a
+        processor made of a value, for the next statement given the same values (a command's
+        save and its event share the sheet and the time: each written once)."""
         out = []
         for name, literal, process in self.plan:
             value = values[name] if literal is _GIVEN else literal
-            out.append(value if process is None else process(value))
+            if process is None:
+                out.append(value)
+            elif done is None:
+                out.append(process(value))
+            else:
+                key = (id(value), process)  # `values` holds the value: its id stays its own
+                if key not in done:
+                    done[key] = process(value)
+                out.append(done[key])
         return tuple(out)
