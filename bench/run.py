@@ -118,9 +118,9 @@ class Backend:
 
     def limit(self) -> Paired:
         return Paired.of(
-            [b.per_command_ms for b in self.single_bot],
+            [b.trimmed_ms for b in self.single_bot],
             [
-                f.per_command_ms + b.per_command_ms
+                f.trimmed_ms + b.trimmed_ms
                 for f, b in zip(self.single_floor, self.single_base, strict=True)
             ],
         )
@@ -171,8 +171,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         metavar=("SMALL", "LARGE"),
         help="the two database sizes (1000 100000)",
     )
-    parser.add_argument("--rounds", type=int, help="paired rounds of each kind (quick 7, full 15)")
-    parser.add_argument("--commands", type=int, help="commands of a C = 50 slice (quick 500)")
+    parser.add_argument("--rounds", type=int, help="paired rounds of each kind (quick 11, full 21)")
+    parser.add_argument("--commands", type=int, help="commands of a C = 50 slice (quick 400)")
     parser.add_argument(
         "--pool", type=int, default=10, help="asyncpg pool of the PostgreSQL baseline (10)"
     )
@@ -216,11 +216,11 @@ def make_plan(args: argparse.Namespace) -> Plan:
         small=args.characters[0],
         large=args.characters[1],
         concurrency=args.concurrency,
-        rounds=args.rounds or (7 if quick else 15),
-        slice_commands=args.commands or (500 if quick else 1_000),
-        single_commands=200 if quick else 400,
-        open_seconds=2.0 if quick else 4.0,
-        open_rounds=5 if quick else 9,
+        rounds=args.rounds or (11 if quick else 21),
+        slice_commands=args.commands or (400 if quick else 800),
+        single_commands=150 if quick else 300,
+        open_seconds=1.5 if quick else 3.0,
+        open_rounds=9 if quick else 15,
         warmup=300,
         pool=args.pool,
         startup_guilds=args.startup_guilds,

@@ -188,15 +188,20 @@ def _slices(rate: float, p99_ms: float, commands: int = 100) -> Figures:
     return Figures("x", commands / rate, latencies)
 
 
+def _single(ms: float, commands: int = 100) -> Figures:
+    """A C = 1 slice of `commands` taking `ms` each."""
+    return Figures("x", commands * ms / 1000, [ms / 1000] * commands)
+
+
 def _backend(name: str, bot_rate: float, *, large_rate: float | None = None) -> Backend:
     found = Backend(name)
     for _ in range(3):
         found.closed_bot.append(_slices(bot_rate, 60))
         found.closed_base.append(_slices(1000, 50))
         found.closed_large.append(_slices(large_rate or bot_rate, 60))
-        found.single_floor.append(_slices(4000, 1))  # 0.25 ms a command
-        found.single_bot.append(_slices(1000, 2))  # 1.0 ms
-        found.single_base.append(_slices(2000, 1))  # 0.5 ms
+        found.single_floor.append(_single(0.25))
+        found.single_bot.append(_single(1.0))
+        found.single_base.append(_single(0.5))
         found.open_bot.append(_slices(300, 30))
         found.open_base.append(_slices(300, 20))
     return found
@@ -225,3 +230,11 @@ def test_verdicts_compare_with_the_issue_targets() -> None:
     assert "NOT MET" in verdict("limit", 1.26)
     assert "NOT" not in verdict("open_p99_ratio", 1.5)
     assert "NOT MET" in verdict("scale", 1.151)
+
+
+def test_trimmed_time_leaves_out_the_slowest_twentieth() -> None:
+    # 95 commands of 1 ms and 5 preempted for 50 ms: the plain mean is 3.45 ms, trimmed 1 ms.
+    figures = Figures("x", 0.345, [0.001] * 95 + [0.05] * 5)
+    assert figures.per_command_ms == pytest.approx(3.45)
+    assert figures.trimmed_ms == pytest.approx(1.0)
+    assert Figures("x", 0.001, [0.001]).trimmed_ms == pytest.approx(1.0)  # one: kept
