@@ -346,10 +346,12 @@ class _SQLiteThread:
             _roll_back(conn)
             for job, _, _ in done:
                 _hand_back(job, None, error)
+            done.clear()
             return True
         self._count(sum(failed is None for _, _, failed in done))
         for job, result, failed in done:
             _hand_back(job, result, failed)
+        done.clear()  # an error's traceback holds this frame: no cycle through `done`
         return True
 
     def _alone(self, conn: sqlite3.Connection, job: _Job) -> None:
