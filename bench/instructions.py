@@ -3,6 +3,11 @@ quiet machine and a busy one, for comparing two versions of the code where timin
 
     python bench/instructions.py                      # SQLite, 500 commands of the mix
     python bench/instructions.py --db postgresql      # needs BENCH_/TEST_DATABASE_URL
+    python bench/instructions.py --what all           # the mix, the Discord floor, the baseline
+
+`--what floor` counts the Discord floor (a command that answers at once, no database) and
+`--what baseline` the raw-driver baseline, one at a time, as `limit` compares them (bench/run.py):
+their instructions are the machine-independent side of that figure.
 
 Two runs of the same process under `valgrind --tool=cachegrind --cache-sim=no`: one that seeds,
 starts the bot and warms it up, then stops; one that does the same and then runs the commands.
@@ -29,30 +34,47 @@ WARMUP = 100
 _REFS = re.compile(r"I\s+refs:\s+([\d,]+)")
 
 
-async def _run(backend: str, commands: int) -> None:
+async def _run(backend: str, commands: int, what: str, concurrency: int = 1) -> None:
+    from bench import baseline
+    from bench.breakdown import noop_command
     from bench.load import BotLoad
-    from bench.run import database, seeded
+    from bench.run import database, floor_payloads, seeded
     from bench.world import World
     from bot import loop
 
     async with database(backend, "instr") as url:
         world = World(20, 200)
         await seeded(url, world)
+        if what == "baseline":
+            base = await baseline.open_baseline(url, backend, pool_size=1)
+            try:
+                await baseline.run_closed(base, world, WARMUP, 1, SEED + 1)
+                loop.settle()
+                if commands:
+                    await baseline.run_closed(base, world, commands, 1, SEED + 2)
+            finally:
+                await base.close()
+            return
         load = BotLoad(url, world, SEED)
         await load.start()
         try:
+            load.bot.tree.add_command(noop_command())
             await load.run(WARMUP, 1, SEED + 1, "warm-up")
+            await load.run_payloads(floor_payloads(load, WARMUP, SEED + 1), 1, "warm-up")
             loop.settle()
-            if commands:
-                await load.run(commands, 1, SEED + 2, "counted")
+            if commands and what == "floor":
+                await load.run_payloads(floor_payloads(load, commands, SEED + 2), 1, "counted")
+            elif commands:
+                await load.run(commands, concurrency, SEED + 2, "counted")
         finally:
             await load.close()
 
 
-def _count(backend: str, commands: int) -> int:
+def _count(backend: str, commands: int, what: str, concurrency: int = 1) -> int:
     """Instructions of one whole run of this script in its child mode."""
     argv = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"]
     argv += [sys.executable, __file__, "--child", "--db", backend, "--commands", str(commands)]
+    argv += ["--what", what, "--concurrency", str(concurrency)]
     done = subprocess.run(argv, capture_output=True, text=True, check=False)
     found = _REFS.search(done.stderr)
     if done.returncode != 0 or found is None:
@@ -65,12 +87,24 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--db", choices=("sqlite", "postgresql"), default="sqlite")
     parser.add_argument("--commands", type=int, default=500)
+    parser.add_argument(
+        "--what",
+        choices=("mix", "floor", "baseline", "all"),
+        default="mix",
+        help="the bot's mix (default), the Discord floor, the raw baseline, or all three",
+    )
+    parser.add_argument(
+        "--concurrency",
+        type=int,
+        default=1,
+        help="the mix's commands in flight (default 1; SQLite's group commit shows at 50)",
+    )
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         from bot import loop
 
-        loop.run(_run(args.db, args.commands))
+        loop.run(_run(args.db, args.commands, args.what, args.concurrency))
         return
     if args.db == "postgresql":
         from bench.world import postgres_server
@@ -79,10 +113,20 @@ def main() -> None:
             raise SystemExit("no PostgreSQL server: set BENCH_DATABASE_URL or TEST_DATABASE_URL")
     if shutil.which("valgrind") is None:
         raise SystemExit("valgrind is not installed (Debian: apt-get install valgrind)")
-    fixed = _count(args.db, 0)
-    total = _count(args.db, args.commands)
-    per = (total - fixed) / args.commands
-    print(f"{args.db}: {per / 1000:,.0f} thousand instructions a command, {args.commands} counted")
+    kinds = ("mix", "floor", "baseline") if args.what == "all" else (args.what,)
+    per = {}
+    for what in kinds:
+        fixed = _count(args.db, 0, what, args.concurrency)
+        total = _count(args.db, args.commands, what, args.concurrency)
+        per[what] = (total - fixed) / args.commands
+        print(
+            f"{args.db} {what}: {per[what] / 1000:,.0f} thousand instructions a command, "
+            f"{args.commands} counted" + (f" at C={args.concurrency}" if what == "mix" else ""),
+            flush=True,
+        )
+    if len(per) == 3:
+        ratio = per["mix"] / (per["floor"] + per["baseline"])
+        print(f"{args.db}: mix ÷ (floor + baseline) = {ratio:.2f} in instructions")
 
 
 if __name__ == "__main__":
