@@ -12,7 +12,10 @@ their instructions are the machine-independent side of that figure.
 Two runs of the same process under `valgrind --tool=cachegrind --cache-sim=no`: one that seeds,
 starts the bot and warms it up, then stops; one that does the same and then runs the commands.
 Their difference over the number of commands is one command's cost, one at a time (C = 1),
-in the bot's process only (a PostgreSQL server's work is not in it). Each run takes about a
+in the bot's process only (a PostgreSQL server's work is not in it). One at a time only:
+Valgrind runs one thread at a time, so with many commands in flight the count would follow its
+scheduling of the threads (how the writer's groups form, what the collector finds) rather than
+the code. Each run takes about a
 minute: Valgrind runs the process some forty times slower.
 """
 
@@ -34,7 +37,7 @@ WARMUP = 100
 _REFS = re.compile(r"I\s+refs:\s+([\d,]+)")
 
 
-async def _run(backend: str, commands: int, what: str, concurrency: int = 1) -> None:
+async def _run(backend: str, commands: int, what: str) -> None:
     from bench import baseline
     from bench.breakdown import noop_command
     from bench.load import BotLoad
@@ -65,16 +68,16 @@ async def _run(backend: str, commands: int, what: str, concurrency: int = 1) -> 
             if commands and what == "floor":
                 await load.run_payloads(floor_payloads(load, commands, SEED + 2), 1, "counted")
             elif commands:
-                await load.run(commands, concurrency, SEED + 2, "counted")
+                await load.run(commands, 1, SEED + 2, "counted")
         finally:
             await load.close()
 
 
-def _count(backend: str, commands: int, what: str, concurrency: int = 1) -> int:
+def _count(backend: str, commands: int, what: str) -> int:
     """Instructions of one whole run of this script in its child mode."""
     argv = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"]
     argv += [sys.executable, __file__, "--child", "--db", backend, "--commands", str(commands)]
-    argv += ["--what", what, "--concurrency", str(concurrency)]
+    argv += ["--what", what]
     done = subprocess.run(argv, capture_output=True, text=True, check=False)
     found = _REFS.search(done.stderr)
     if done.returncode != 0 or found is None:
@@ -93,18 +96,12 @@ def main() -> None:
         default="mix",
         help="the bot's mix (default), the Discord floor, the raw baseline, or all three",
     )
-    parser.add_argument(
-        "--concurrency",
-        type=int,
-        default=1,
-        help="the mix's commands in flight (default 1; SQLite's group commit shows at 50)",
-    )
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         from bot import loop
 
-        loop.run(_run(args.db, args.commands, args.what, args.concurrency))
+        loop.run(_run(args.db, args.commands, args.what))
         return
     if args.db == "postgresql":
         from bench.world import postgres_server
@@ -116,12 +113,12 @@ def main() -> None:
     kinds = ("mix", "floor", "baseline") if args.what == "all" else (args.what,)
     per = {}
     for what in kinds:
-        fixed = _count(args.db, 0, what, args.concurrency)
-        total = _count(args.db, args.commands, what, args.concurrency)
+        fixed = _count(args.db, 0, what)
+        total = _count(args.db, args.commands, what)
         per[what] = (total - fixed) / args.commands
         print(
             f"{args.db} {what}: {per[what] / 1000:,.0f} thousand instructions a command, "
-            f"{args.commands} counted" + (f" at C={args.concurrency}" if what == "mix" else ""),
+            f"{args.commands} counted",
             flush=True,
         )
     if len(per) == 3:
