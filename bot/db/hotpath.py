@@ -186,7 +186,7 @@ class _Job:
     loop: asyncio.AbstractEventLoop | None
     until: float  # time.monotonic() past which it is refused (Busy) instead of run
     # A command's writes (Database.act): `run` is its body, inside a transaction the thread
-    # begins and commits, shared with the commands queued beside it (_Group).
+    # begins and commits, shared with the commands queued beside it (_SQLiteThread._writes).
     write: bool = False
 
 
@@ -495,7 +495,7 @@ class SQLiteHotPath:
         keys = _keys_change(row, outcome)
         values = command.writes(row, version, outcome, self._clock, keys=keys)
         save, log = self._sql.saves[keys], self._sql.log
-        done: dict[tuple[int, Any], Any] = {}  # the sheet after and the time: written once
+        done: dict[tuple[int, str], Any] = {}  # the time: processed once for both
         saving, logging = save.params(values, done), log.params(values, done)
         try:
             saved = conn.execute(save.sql, saving)
