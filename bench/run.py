@@ -380,13 +380,15 @@ class Slices:
 
     async def closed_rounds(self) -> None:
         plan, c = self.plan, self.plan.concurrency
-        print(f"{self.name}: C={c}, {plan.rounds} rounds: bot, baseline, bot at {plan.large:,}")
+        print(f"{self.name}: C={c}, {plan.rounds} rounds: baseline, bot, bot at {plan.large:,}")
         for r in range(plan.rounds):
             s = self.seeds()  # the bot's two sizes get the same commands
+            # The bot at the small size in the middle: next to the baseline (the throughput and
+            # the p99) and next to itself at the large size (the scale), in either order.
             await in_turn(
                 [
-                    functools.partial(self._closed_bot, self.small, s),
                     functools.partial(self._closed_base, s),
+                    functools.partial(self._closed_bot, self.small, s),
                     functools.partial(self._closed_bot, self.large, s),
                 ],
                 r,
@@ -420,6 +422,7 @@ class Slices:
         print(f"{self.name}: C=1, {self.plan.rounds} rounds: Discord floor, bot, baseline")
         for r in range(self.plan.rounds):
             s = self.seeds()
+            # The bot in the middle: next to the floor and to the baseline, in either order.
             steps = [self._floor, self._single_bot, self._single_base]
             await in_turn([functools.partial(step, s) for step in steps], r)
 
