@@ -641,12 +641,13 @@ async def measure_metrics(plan: Plan) -> list[str]:
 
         try:
             with scraper(f"http://127.0.0.1:{port}/metrics") as process:
-                print(f"metrics: C={c}, {plan.rounds} rounds: as shipped, without, scraped 1/s")
+                print(f"metrics: C={c}, {plan.rounds} rounds: without, as shipped, scraped 1/s")
                 for r in range(plan.rounds):
                     s = seeds()
+                    # As shipped in the middle: next to each slice it is compared with.
                     steps: list[Callable[[], Awaitable[None]]] = [
-                        functools.partial(shipped, s),
                         functools.partial(without, s),
+                        functools.partial(shipped, s),
                         functools.partial(scraping, s, process),
                     ]
                     await in_turn(steps, r)
