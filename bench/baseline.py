@@ -12,10 +12,10 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
+from typing import Any
 
-from bench.stats import Figures, closed_loop
+from bench.stats import Figures, Job, closed_loop, open_loop
 from bench.world import World, raw_dsn, sqlite_path
 from rules.names import name_key
 
@@ -61,18 +61,47 @@ def _changed(text: str) -> tuple[str, str]:
     return text, json.dumps(sheet)
 
 
-async def run_sqlite(url: str, world: World, count: int, concurrency: int, seed: int) -> Figures:
-    import aiosqlite
+class Baseline:
+    """The raw driver, connected once and measured in slices: `jobs(targets)` are the
+    commands of one slice, for a closed or an open loop (bench/stats.py)."""
 
-    conn = await aiosqlite.connect(sqlite_path(url), isolation_level=None)
-    for pragma in SQLITE_PRAGMAS:
-        await conn.execute(pragma)
-    lock = asyncio.Lock()
-    select = _SELECT.format("?", "?")
-    update = _UPDATE.format("?", "?", "?")
-    insert = _INSERT.format("?", "?", "?", "?", "?", "?", "?", "1")
+    label: str
 
-    def job(guild_id: int, key: str, user_id: int) -> Callable[[], Awaitable[None]]:
+    def jobs(self, targets: list[tuple[int, str, int]]) -> list[Job]:
+        return [self._job(*t) for t in targets]
+
+    def _job(self, guild_id: int, key: str, user_id: int) -> Job:
+        raise NotImplementedError
+
+    async def close(self) -> None:
+        raise NotImplementedError
+
+
+class SQLiteBaseline(Baseline):
+    """aiosqlite, one connection shared through an asyncio lock (one writer at a time is all
+    SQLite allows; queueing in-process is the fastest way to share it), BEGIN IMMEDIATE."""
+
+    label = "baseline sqlite"
+
+    def __init__(self, conn: Any) -> None:
+        self._conn = conn
+        self._lock = asyncio.Lock()
+
+    @classmethod
+    async def open(cls, url: str) -> SQLiteBaseline:
+        import aiosqlite
+
+        conn = await aiosqlite.connect(sqlite_path(url), isolation_level=None)
+        for pragma in SQLITE_PRAGMAS:
+            await conn.execute(pragma)
+        return cls(conn)
+
+    def _job(self, guild_id: int, key: str, user_id: int) -> Job:
+        conn, lock = self._conn, self._lock
+        select = _SELECT.format("?", "?")
+        update = _UPDATE.format("?", "?", "?")
+        insert = _INSERT.format("?", "?", "?", "?", "?", "?", "?", "1")
+
         async def run() -> None:
             async with lock:
                 await conn.execute("BEGIN IMMEDIATE")
@@ -92,26 +121,30 @@ async def run_sqlite(url: str, world: World, count: int, concurrency: int, seed:
 
         return run
 
-    try:
-        jobs = [job(*t) for t in targets(world, count, seed)]
-        seconds, latencies = await closed_loop(jobs, concurrency)
-    finally:
-        await conn.close()
-    return Figures(f"baseline sqlite C={concurrency}", seconds, latencies)
+    async def close(self) -> None:
+        await self._conn.close()
 
 
-async def run_postgres(
-    url: str, world: World, count: int, concurrency: int, seed: int, pool_size: int
-) -> Figures:
-    import asyncpg
+class PostgresBaseline(Baseline):
+    """An asyncpg pool (the bot engine's size), SELECT … FOR UPDATE, UPDATE, INSERT."""
 
-    size = max(1, min(pool_size, concurrency))
-    pool = await asyncpg.create_pool(raw_dsn(url), min_size=size, max_size=size)
-    select = _SELECT.format("$1", "$2") + " FOR UPDATE"
-    update = _UPDATE.format("$1", "$2", "$3")
-    insert = _INSERT.format("$1", "$2", "$3", "$4", "$5", "$6", "$7", "TRUE")
+    def __init__(self, pool: Any, size: int) -> None:
+        self._pool = pool
+        self.label = f"baseline postgresql pool={size}"
 
-    def job(guild_id: int, key: str, user_id: int) -> Callable[[], Awaitable[None]]:
+    @classmethod
+    async def open(cls, url: str, pool_size: int) -> PostgresBaseline:
+        import asyncpg
+
+        pool = await asyncpg.create_pool(raw_dsn(url), min_size=pool_size, max_size=pool_size)
+        return cls(pool, pool_size)
+
+    def _job(self, guild_id: int, key: str, user_id: int) -> Job:
+        pool = self._pool
+        select = _SELECT.format("$1", "$2") + " FOR UPDATE"
+        update = _UPDATE.format("$1", "$2", "$3")
+        insert = _INSERT.format("$1", "$2", "$3", "$4", "$5", "$6", "$7", "TRUE")
+
         async def run() -> None:
             async with pool.acquire() as conn, conn.transaction():
                 row_id, text = await conn.fetchrow(select, guild_id, key)
@@ -122,9 +155,29 @@ async def run_postgres(
 
         return run
 
-    try:
-        jobs = [job(*t) for t in targets(world, count, seed)]
-        seconds, latencies = await closed_loop(jobs, concurrency)
-    finally:
-        await pool.close()
-    return Figures(f"baseline postgresql C={concurrency} pool={size}", seconds, latencies)
+    async def close(self) -> None:
+        await self._pool.close()
+
+
+async def open_baseline(url: str, backend: str, pool_size: int) -> Baseline:
+    if backend == "sqlite":
+        return await SQLiteBaseline.open(url)
+    return await PostgresBaseline.open(url, pool_size)
+
+
+async def run_closed(
+    baseline: Baseline, world: World, count: int, concurrency: int, seed: int
+) -> Figures:
+    """One closed-loop slice of `count` commands with `concurrency` in flight."""
+    jobs = baseline.jobs(targets(world, count, seed))
+    seconds, latencies = await closed_loop(jobs, concurrency)
+    return Figures(f"{baseline.label} C={concurrency}", seconds, latencies)
+
+
+async def run_open(
+    baseline: Baseline, world: World, arrivals: list[float], seed: int, label: str
+) -> Figures:
+    """One open-loop slice: a command at each of `arrivals`."""
+    jobs = baseline.jobs(targets(world, len(arrivals), seed))
+    seconds, latencies = await open_loop(jobs, arrivals)
+    return Figures(f"{baseline.label} {label}", seconds, latencies)

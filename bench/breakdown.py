@@ -92,7 +92,7 @@ class Trips:
             setattr(owner, name, original)
 
 
-def _noop_command() -> app_commands.Command[Any, Any, None]:
+def noop_command() -> app_commands.Command[Any, Any, None]:
     @app_commands.command(name=NOOP, description="answers at once, touches nothing")
     async def noop(interaction: discord.Interaction, character: str | None = None) -> None:
         # A card as small as the bot's smallest result: the floor is what discord.py costs.
@@ -123,7 +123,7 @@ async def breakdown(
     load = BotLoad(url, world, seed)
     await load.start()
     try:
-        load.bot.tree.add_command(_noop_command())
+        load.bot.tree.add_command(noop_command())
         await load.run(200, 1, seed + 1, "warm-up")
         planned = [(m, NOOP, {"character": o["character"]}) for m, _, o in load.plan(commands, 9)]
         floor = await load.run_payloads(load.payloads(planned), 1, "discord floor")
@@ -133,11 +133,12 @@ async def breakdown(
         lines.append(_line("bot, the play mix", bot, trips))
     finally:
         await load.close()
-    with Trips(backend).watching() as trips:
-        if backend == "sqlite":
-            floor = await baseline.run_sqlite(url, world, commands, 1, seed + 4)
-        else:
-            floor = await baseline.run_postgres(url, world, commands, 1, seed + 4, pool_size=1)
+    base = await baseline.open_baseline(url, backend, pool_size=1)
+    try:
+        with Trips(backend).watching() as trips:
+            floor = await baseline.run_closed(base, world, commands, 1, seed + 4)
+    finally:
+        await base.close()
     driver = "aiosqlite" if backend == "sqlite" else "asyncpg"
     lines.append(_line(f"raw {driver} baseline", floor, trips))
     return lines

@@ -15,7 +15,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from bench.stats import Figures, closed_loop
+from bench.stats import Figures, Job, closed_loop, open_loop
 from bench.world import DOWN_EVERY, PLAYERS, World
 from bot.app import create_bot
 from bot.failures import SOMETHING_WENT_WRONG
@@ -122,13 +122,28 @@ class BotLoad:
     async def run_payloads(
         self, payloads: list[dict[str, Any]], concurrency: int, label: str
     ) -> Figures:
+        """A closed loop: `concurrency` commands in flight at all times."""
+        return await self._measure(payloads, label, lambda jobs: closed_loop(jobs, concurrency))
+
+    async def run_open(
+        self, payloads: list[dict[str, Any]], arrivals: list[float], label: str
+    ) -> Figures:
+        """An open loop: command i sent at arrivals[i] seconds, whatever is still in flight."""
+        return await self._measure(payloads, label, lambda jobs: open_loop(jobs, arrivals))
+
+    async def _measure(
+        self,
+        payloads: list[dict[str, Any]],
+        label: str,
+        drive: Callable[[list[Job]], Awaitable[tuple[float, list[float]]]],
+    ) -> Figures:
         outcome = {"refused": 0, "errors": 0}
         by_command: dict[str, list[float]] = {}
         in_flight: dict[SentInteraction, float] = {}
-        jobs = [self._job(payload, outcome, by_command, in_flight) for payload in payloads]
+        jobs: list[Job] = [self._job(p, outcome, by_command, in_flight) for p in payloads]
         watchdog = asyncio.create_task(_time_out(in_flight))
         try:
-            seconds, latencies = await closed_loop(jobs, concurrency)
+            seconds, latencies = await drive(jobs)
         finally:
             watchdog.cancel()
         await self.driver.idle(ANSWER_TIMEOUT)  # the tasks still finishing after their answer
@@ -142,7 +157,7 @@ class BotLoad:
         outcome: dict[str, int],
         by_command: dict[str, list[float]],
         in_flight: dict[SentInteraction, float],
-    ) -> Callable[[], Awaitable[None]]:
+    ) -> Job:
         latencies = by_command.setdefault(_command_of(payload), [])
 
         async def run() -> None:

@@ -1,16 +1,24 @@
-"""Figures of one measured run: throughput and latency percentiles."""
+"""Figures of one measured slice (throughput, latency percentiles), the two ways of loading a
+system (closed loop, open loop), and how paired slices become one figure."""
 
 from __future__ import annotations
 
 import asyncio
+import math
+import random
+import statistics
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
+Job = Callable[[], Awaitable[object]]
+TRIM = 0.05  # of the slowest commands of a C = 1 slice, left out of its time (trimmed_ms)
+
 
 @dataclass
 class Figures:
-    """One run: `latencies` in seconds, one per command, from issue to answer."""
+    """One slice: `latencies` in seconds, one per command, from issue (or, in an open loop,
+    from its scheduled arrival) to answer."""
 
     label: str
     seconds: float
@@ -18,7 +26,7 @@ class Figures:
     refused: int = 0
     errors: int = 0
     by_command: dict[str, list[float]] = field(default_factory=dict)
-    board_edits: int = 0  # status-board edits made during the run
+    board_edits: int = 0  # status-board edits made during the slice
 
     @property
     def commands(self) -> int:
@@ -30,8 +38,18 @@ class Figures:
 
     @property
     def per_command_ms(self) -> float:
-        """Wall time per command: the figure the scale target compares."""
+        """Wall time per command (at C = 1, one command's whole cost)."""
         return 1000 * self.seconds / self.commands if self.commands else 0.0
+
+    @property
+    def trimmed_ms(self) -> float:
+        """One command's time at C = 1, robust to the machine's neighbours: the mean latency
+        with the slowest TRIM of the slice left out (on a shared machine another process
+        preempts a few commands of every slice for milliseconds; that is not the code's
+        cost, and it moved the plain mean by a third from one slice to the next)."""
+        ordered = sorted(self.latencies)
+        kept = ordered[: max(1, len(ordered) - math.floor(TRIM * len(ordered)))]
+        return 1000 * statistics.fmean(kept) if kept else 0.0
 
     def percentile_ms(self, q: float) -> float:
         return 1000 * percentile(sorted(self.latencies), q)
@@ -53,7 +71,7 @@ class Figures:
         )
 
     def detail(self) -> list[str]:
-        """p50 and p99 of each command of the run."""
+        """p50 and p99 of each command of the slice."""
         lines = []
         for command, latencies in sorted(self.by_command.items()):
             ordered = sorted(latencies)
@@ -66,16 +84,18 @@ class Figures:
 
 
 def percentile(ordered: Sequence[float], q: float) -> float:
-    """Nearest-rank percentile of an already sorted sequence."""
+    """Nearest-rank percentile of an already sorted sequence: the smallest value with at least
+    q of them at or below it (the 99th of 100 for p99)."""
     if not ordered:
         return 0.0
-    rank = max(0, min(len(ordered) - 1, round(q * len(ordered) + 0.5) - 1))
+    rank = max(0, min(len(ordered) - 1, math.ceil(q * len(ordered) - 1e-9) - 1))
     return ordered[rank]
 
 
-async def closed_loop(
-    jobs: Sequence[Callable[[], Awaitable[object]]], concurrency: int
-) -> tuple[float, list[float]]:
+# --- loading a system ----------------------------------------------------------------------------
+
+
+async def closed_loop(jobs: Sequence[Job], concurrency: int) -> tuple[float, list[float]]:
     """Run `jobs` with `concurrency` of them in flight at all times (a new one starts as soon as
     one finishes). Returns the wall time and each job's latency, in seconds."""
     latencies: list[float] = []
@@ -90,3 +110,107 @@ async def closed_loop(
     start = time.perf_counter()
     await asyncio.gather(*(worker() for _ in range(concurrency)))
     return time.perf_counter() - start, latencies
+
+
+def poisson_arrivals(rate: float, count: int, seed: int) -> list[float]:
+    """`count` arrival times (seconds from 0) of a Poisson process of `rate` a second: gaps
+    drawn from the exponential distribution by a generator of its own, so the same seed gives
+    the same arrivals, to the bot and to the baseline alike."""
+    if rate <= 0:
+        raise ValueError("a Poisson process needs a positive rate")
+    rng = random.Random(seed)
+    arrivals, t = [], 0.0
+    for _ in range(count):
+        t += rng.expovariate(rate)
+        arrivals.append(t)
+    return arrivals
+
+
+async def open_loop(jobs: Sequence[Job], arrivals: Sequence[float]) -> tuple[float, list[float]]:
+    """Start job i at arrivals[i] seconds, however many are still in flight (an open loop: the
+    members do not wait for each other). A job's latency runs from its scheduled arrival, not
+    from when it was started: a late start is queueing the system caused, and counts."""
+    if len(jobs) != len(arrivals):
+        raise ValueError("one arrival per job")
+    latencies: list[float] = []
+    tasks: set[asyncio.Task[None]] = set()
+
+    async def timed(job: Job, due: float) -> None:
+        await job()
+        latencies.append(time.perf_counter() - due)
+
+    start = time.perf_counter()
+    for job, at in zip(jobs, arrivals, strict=True):
+        due = start + at
+        wait = due - time.perf_counter()
+        if wait > 0:
+            await asyncio.sleep(wait)
+        task = asyncio.create_task(timed(job, due))
+        tasks.add(task)
+        task.add_done_callback(tasks.discard)
+    while tasks:
+        await asyncio.gather(*tasks)
+    return time.perf_counter() - start, latencies
+
+
+# --- paired slices ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Paired:
+    """One figure from paired slices: the median of the per-pair ratios, and their spread.
+    The median, not the mean: one slice that met a stall of the machine moves it by one rank."""
+
+    ratios: tuple[float, ...]
+
+    @classmethod
+    def of(cls, numerators: Sequence[float], denominators: Sequence[float]) -> Paired:
+        if len(numerators) != len(denominators) or not numerators:
+            raise ValueError("paired slices: as many of each, at least one")
+        return cls(tuple(n / d for n, d in zip(numerators, denominators, strict=True)))
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.ratios)
+
+    @property
+    def low(self) -> float:
+        return min(self.ratios)
+
+    @property
+    def high(self) -> float:
+        return max(self.ratios)
+
+    @property
+    def quartiles(self) -> tuple[float, float]:
+        """The middle half of the ratios (with fewer than 4, the whole range)."""
+        if len(self.ratios) < 4:
+            return self.low, self.high
+        q = statistics.quantiles(self.ratios, n=4, method="inclusive")
+        return q[0], q[2]
+
+    def describe(self) -> str:
+        q1, q3 = self.quartiles
+        return (
+            f"median {self.median:.3f}  middle half {q1:.3f}–{q3:.3f}  "
+            f"all {self.low:.3f}–{self.high:.3f}  ({len(self.ratios)} pairs)"
+        )
+
+
+# Each figure of the summary is rounded away from its target, so that a miss never prints as a
+# pass. The 1e-9 keeps a figure that is exactly on a step (0.29 is 28.999…/100 in floating
+# point) on that step.
+
+
+def round_down(x: float, places: int = 2) -> str:
+    """For a figure whose target is a floor (a throughput ratio)."""
+    if not math.isfinite(x):
+        return str(x)
+    return f"{math.floor(x * 10**places + 1e-9) / 10**places:.{places}f}"
+
+
+def round_up(x: float, places: int = 2) -> str:
+    """For a figure whose target is a ceiling (a time ratio, the scale)."""
+    if not math.isfinite(x):
+        return str(x)
+    return f"{math.ceil(x * 10**places - 1e-9) / 10**places:.{places}f}"

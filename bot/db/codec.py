@@ -23,11 +23,27 @@ def utc_now() -> datetime:
 _ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 
 
+# The last two frozen models written and their texts: a command writes its sheet after twice,
+# in the character's row and in its event (with the sheet before between the two). Held by
+# reference (`is`, never an id that a freed object's successor could reuse), and replaced
+# whole, so that a thread reads one state of it, never half of one.
+_last: tuple[tuple[BaseModel, str], ...] = ()
+
+
 def dumps(value: Any) -> str:
     """The JSON text of a JSON column: compact, non-ASCII kept as it is. A sheet (a pydantic
-    model) is written by pydantic, the same text in fewer microseconds."""
+    model) is written by pydantic, the same text in fewer microseconds; a frozen one written
+    just before is not encoded again."""
+    global _last
     if isinstance(value, BaseModel):
-        return value.model_dump_json()
+        last = _last
+        for model, text in last:
+            if model is value:
+                return text
+        text = value.model_dump_json()
+        if value.model_config.get("frozen"):  # immutable: its text cannot change
+            _last = ((value, text), *last[:1])
+        return text
     return _ENCODER.encode(value)
 
 

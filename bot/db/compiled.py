@@ -21,8 +21,9 @@ _GIVEN = object()  # a parameter whose value the caller gives (not a literal of 
 class Compiled:
     sql: str
     # Each positional parameter in order: its name, its literal when the statement has one
-    # (the 1 of `version + 1`) or _GIVEN, and its type's processor.
-    plan: tuple[tuple[str, Any, Callable[[Any], Any] | None], ...]
+    # (the 1 of `version + 1`) or _GIVEN, its type's processor, and that type as written
+    # (`DateTime(timezone=True)`: two parameters of equal types process a value alike).
+    plan: tuple[tuple[str, Any, Callable[[Any], Any] | None, str], ...]
 
     @classmethod
     def of(
@@ -36,15 +37,27 @@ class Compiled:
         return cls(
             sql=compiled.string,
             plan=tuple(
-                (name, fixed.get(name, _GIVEN), process)
-                for name, process in zip(names, processors, strict=True)
+                (name, fixed.get(name, _GIVEN), process, repr(bind.type))
+                for name, process, bind in zip(names, processors, binds, strict=True)
             ),
         )
 
-    def params(self, values: Mapping[str, Any]) -> tuple[Any, ...]:
-        """The positional parameters, each through its type's processor."""
+    def params(
+        self, values: Mapping[str, Any], done: dict[tuple[int, str], Any] | None = None
+    ) -> tuple[Any, ...]:
+        """The positional parameters, each through its type's processor. `done` keeps what a
+        type made of a value, for the next statement given the same values (a command's save
+        and its event share the time: processed once)."""
         out = []
-        for name, literal, process in self.plan:
+        for name, literal, process, kind in self.plan:
             value = values[name] if literal is _GIVEN else literal
-            out.append(value if process is None else process(value))
+            if process is None:
+                out.append(value)
+            elif done is None:
+                out.append(process(value))
+            else:
+                key = (id(value), kind)  # `values` holds the value: its id stays its own
+                if key not in done:
+                    done[key] = process(value)
+                out.append(done[key])
         return tuple(out)

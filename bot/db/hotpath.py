@@ -8,10 +8,11 @@ and timestamps as the unit of work.
 - SQLite: one writer connection on a thread of its own runs a command's whole transaction in
   one trip: BEGIN IMMEDIATE, the one-statement load, the rule, UPDATE, INSERT, COMMIT. SQLite's
   write lock is then held only while that thread works, never while the event loop is busy
-  with other commands, and writers queue on the thread in order. The cross-process file lock
-  (writelock.py) is taken in the thread. Reads (/character show) go to a reader connection on
-  a second thread (WAL readers never wait for the writer), and a third connection checkpoints
-  the WAL so that the writer never stalls on it.
+  with other commands, and writers queue on the thread in order. Commands queued together
+  share one transaction (one BEGIN, one COMMIT: a group commit), each answered after it.
+  The cross-process file lock (writelock.py) is taken in the thread. Reads (/character show)
+  go to a reader connection on a second thread (WAL readers never wait for the writer), and a
+  third connection checkpoints the WAL so that the writer never stalls on it.
 - PostgreSQL: an asyncpg pool of its own, optimistic first: the load (no transaction), the
   rule, then one statement that saves at the loaded version and logs the event (two round
   trips). When another command saved the character in between, the command runs again in a
@@ -55,8 +56,8 @@ from bot.db.writes import (
     Target,
     actor_params,
     event_values,
+    keys_change,
     load_actor,
-    row_keys,
     save_and_log,
     save_params,
 )
@@ -120,7 +121,7 @@ def _actor(guild_id: int, record: Any) -> tuple[Actor, int]:
 
 def _keys_change(row: CharacterRow, outcome: Outcome) -> bool:
     """Whether the save changes the row's indexed name key or owner (which save to run)."""
-    return row_keys(row.sheet) != row_keys(outcome.after)
+    return keys_change(row.sheet, outcome.after)
 
 
 @dataclass(frozen=True)
@@ -141,13 +142,14 @@ class Command:
         return outcome, actor.row
 
     def writes(
-        self, row: CharacterRow, version: int, outcome: Outcome, clock: Clock
+        self, row: CharacterRow, version: int, outcome: Outcome, clock: Clock, *, keys: bool
     ) -> dict[str, Any]:
-        """The parameters of the save and of the event: always both, so that the log's
-        order is the order of the saves (the version check serialises them)."""
+        """The parameters of the save (with the name key and owner when `keys`) and of the
+        event: always both, so that the log's order is the order of the saves (the version
+        check serialises them)."""
         now = clock()
         return {
-            **save_params(row.id, self.guild_id, version, outcome.after, now),
+            **save_params(row.id, self.guild_id, version, outcome.after, now, keys=keys),
             **event_values(
                 guild_id=self.guild_id,
                 character_id=row.id,
@@ -172,8 +174,9 @@ _READ_PRAGMAS = ("PRAGMA mmap_size = 268435456", "PRAGMA cache_size = -65536")
 # The writer never checkpoints (copying the WAL into the database, with an fsync, stalls it for
 # 5–15 ms while every writer waits): a third connection does it beside it, every so many
 # commits (about SQLite's own 1,000-page trigger). PASSIVE: it never blocks a reader or writer.
-_WRITER_PRAGMAS = (*_READ_PRAGMAS, "PRAGMA wal_autocheckpoint = 0")
-_CHECKPOINT_EVERY = 200
+# Nor does it wait for SQLite's write lock but when another writer has it (_begin).
+_WRITER_PRAGMAS = (*_READ_PRAGMAS, "PRAGMA wal_autocheckpoint = 0", "PRAGMA busy_timeout = 0")
+_CHECKPOINT_EVERY = 200  # commands committed
 
 
 @dataclass
@@ -182,6 +185,17 @@ class _Job:
     future: asyncio.Future[Any] | None  # None: nobody waits (a checkpoint)
     loop: asyncio.AbstractEventLoop | None
     until: float  # time.monotonic() past which it is refused (Busy) instead of run
+    # A command's writes (Database.act): `run` is its body, inside a transaction the thread
+    # begins and commits, shared with the commands queued beside it (_SQLiteThread._writes).
+    write: bool = False
+
+
+class _Partial(Exception):
+    """A command's body failed after it wrote: its transaction cannot keep the rest."""
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__(str(error))
+        self.error = error
 
 
 class _SQLiteThread:
@@ -189,19 +203,28 @@ class _SQLiteThread:
     and each is one trip for the event loop (one wake-up when it is done)."""
 
     def __init__(
-        self, path: str, name: str, pragmas: tuple[str, ...] = (), *, file_lock: Any = None
+        self,
+        path: str,
+        name: str,
+        pragmas: tuple[str, ...] = (),
+        *,
+        file_lock: Any = None,
+        committed: Callable[[int], None] | None = None,
     ) -> None:
         self._path = path
         self._pragmas = (*SQLITE_PRAGMAS, *pragmas)
         self._file_lock = file_lock
+        self._committed = committed  # told how many commands each commit kept
         self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._serve, name=name, daemon=True)
         self._thread.start()
 
-    def run(self, job: Callable[[sqlite3.Connection], T], until: float) -> asyncio.Future[T]:
+    def run(
+        self, job: Callable[[sqlite3.Connection], T], until: float, *, write: bool = False
+    ) -> asyncio.Future[T]:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[T] = loop.create_future()
-        self._jobs.put(_Job(job, future, loop, until))
+        self._jobs.put(_Job(job, future, loop, until, write))
         return future
 
     def post(self, job: Callable[[sqlite3.Connection], object]) -> None:
@@ -216,18 +239,36 @@ class _SQLiteThread:
 
     def _serve(self) -> None:
         conn = None
-        job = self._jobs.get()
-        while job is not None:
+        stop = False
+        while not stop:
+            first = self._jobs.get()
+            if first is None:
+                break
+            jobs, stop = self._queued(first)
             if conn is None:
                 try:
                     conn = self._connect()
-                except sqlite3.Error as error:  # this job fails; the next one tries again
-                    _hand_back(job, None, error)
-                    job = self._jobs.get()
+                except sqlite3.Error as error:  # these jobs fail; the next ones try again
+                    for job in jobs:
+                        _hand_back(job, None, error)
                     continue
-            job = self._batch(conn, job)
+            self._batch(conn, jobs)
         if conn is not None:
             conn.close()
+
+    def _queued(self, first: _Job) -> tuple[list[_Job], bool]:
+        """`first` and the jobs queued behind it now, up to _BATCH; and whether the thread
+        is to stop after them."""
+        jobs = [first]
+        while len(jobs) < _BATCH:
+            try:
+                following = self._jobs.get_nowait()
+            except queue.Empty:
+                break
+            if following is None:
+                return jobs, True
+            jobs.append(following)
+        return jobs, False
 
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self._path, isolation_level=None, check_same_thread=False)
@@ -239,43 +280,128 @@ class _SQLiteThread:
             raise
         return conn
 
-    def _batch(self, conn: sqlite3.Connection, job: _Job) -> _Job | None:
-        """Run jobs while they keep coming (up to _BATCH) under one take of the file lock;
-        returns the next job (None: stop)."""
+    def _batch(self, conn: sqlite3.Connection, jobs: list[_Job]) -> None:
+        """Run `jobs` under one take of the file lock (waiting at most until the first one's
+        deadline: past it, that one is Busy and the others try again)."""
         lock = self._file_lock
-        if lock is not None:
+        while jobs and lock is not None:
             try:
-                lock.acquire_in_thread(job.until)
+                lock.acquire_in_thread(jobs[0].until)
+                break
             except (Busy, OSError) as error:  # held past the deadline, or no lock file
-                _hand_back(job, None, error)
-                return self._jobs.get()
+                _hand_back(jobs[0], None, error)
+                jobs = jobs[1:]
+        if not jobs:
+            return
         try:
-            for _ in range(_BATCH):
+            group: list[_Job] = []
+            for job in jobs:
+                if job.write:
+                    group.append(job)
+                    continue
+                self._writes(conn, group)
+                group = []
                 _settle(job, conn)
-                try:
-                    following = self._jobs.get_nowait()
-                except queue.Empty:
-                    break
-                if following is None:
-                    return None
-                job = following
-            else:
-                return job  # more are waiting: another take of the lock, after other processes
+            self._writes(conn, group)
         finally:
             if lock is not None:
                 lock.release()
-        return self._jobs.get()  # idle: wait without holding the lock
+
+    def _writes(self, conn: sqlite3.Connection, jobs: list[_Job]) -> None:
+        """Commands queued together, in one transaction: one BEGIN and one COMMIT (its WAL
+        pages written once) for all of them. A command refused, or failing before it wrote,
+        leaves the others to commit; one failing after it wrote (its event not logged) undoes
+        the group, and each command runs again alone. Each is answered after the commit."""
+        live = [job for job in jobs if _due(job)]
+        if not live:
+            return
+        if len(live) > 1 and self._together(conn, live):
+            return
+        for job in live:
+            self._alone(conn, job)
+
+    def _together(self, conn: sqlite3.Connection, jobs: list[_Job]) -> bool:
+        """The group in one transaction; False when it had to be undone (nothing committed,
+        nobody answered)."""
+        try:
+            _begin(conn, min(job.until for job in jobs))
+        except BaseException as error:  # Busy, or the database is unusable: each is told
+            for job in jobs:
+                _hand_back(job, None, error)
+            return True
+        done: list[tuple[_Job, Any, BaseException | None]] = []
+        for job in jobs:
+            try:
+                done.append((job, job.run(conn), None))
+            except _Partial:
+                _roll_back(conn)
+                return False
+            except BaseException as error:
+                if not conn.in_transaction:  # SQLite rolled it all back (a full disk, I/O)
+                    return False
+                done.append((job, None, error))  # it wrote nothing: the others stand
+        try:
+            conn.execute("COMMIT")
+        except BaseException as error:
+            _roll_back(conn)
+            for job, _, _ in done:
+                _hand_back(job, None, error)
+            done.clear()
+            return True
+        self._count(sum(failed is None for _, _, failed in done))
+        for job, result, failed in done:
+            _hand_back(job, result, failed)
+        done.clear()  # an error's traceback holds this frame: no cycle through `done`
+        return True
+
+    def _alone(self, conn: sqlite3.Connection, job: _Job) -> None:
+        if not _due(job):
+            return
+        try:
+            _begin(conn, job.until)
+            try:
+                result = job.run(conn)
+                conn.execute("COMMIT")
+            except BaseException:
+                _roll_back(conn)
+                raise
+        except _Partial as partial:
+            _hand_back(job, None, partial.error)
+        except BaseException as error:  # the caller re-raises it
+            _hand_back(job, None, error)
+        else:
+            self._count(1)
+            _hand_back(job, result, None)
+
+    def _count(self, commands: int) -> None:
+        if self._committed is not None and commands:
+            self._committed(commands)
+
+
+def _due(job: _Job) -> bool:
+    """Whether to run a job now: not when its caller is gone (nothing to do for it), nor when
+    it waited in the queue past its budget (Busy)."""
+    if job.future is not None and job.future.cancelled():
+        return False
+    if time.monotonic() >= job.until:
+        _hand_back(job, None, Busy())
+        return False
+    return True
+
+
+def _roll_back(conn: sqlite3.Connection) -> None:
+    if conn.in_transaction:
+        with contextlib.suppress(sqlite3.Error):  # the first error is the news
+            conn.execute("ROLLBACK")
 
 
 def _settle(job: _Job, conn: sqlite3.Connection) -> None:
+    """A job that is not a command's writes (a read, a checkpoint)."""
     if job.future is None:
         with contextlib.suppress(sqlite3.Error):  # a checkpoint: the next one tries again
             job.run(conn)
         return
-    if job.future.cancelled():  # its caller is gone: do nothing for it
-        return
-    if time.monotonic() >= job.until:  # waited in the queue past its budget
-        _hand_back(job, None, Busy())
+    if not _due(job):
         return
     try:
         result = job.run(conn)
@@ -289,17 +415,18 @@ def _hand_back(job: _Job, result: Any, error: BaseException | None) -> None:
     future, loop = job.future, job.loop
     if future is None or loop is None:
         return
-
-    def settle() -> None:
-        if future.done():  # cancelled meanwhile: the transaction stands or fell as a whole
-            return
-        if error is None:
-            future.set_result(result)
-        else:
-            future.set_exception(error)
-
     with contextlib.suppress(RuntimeError):  # the loop is closed: nobody is waiting
-        loop.call_soon_threadsafe(settle)
+        loop.call_soon_threadsafe(_resolve, future, result, error)
+
+
+def _resolve(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
+    """On the event loop: the job's outcome to whoever awaits it."""
+    if future.done():  # cancelled meanwhile: the transaction stands or fell as a whole
+        return
+    if error is None:
+        future.set_result(result)
+    else:
+        future.set_exception(error)
 
 
 def _checkpoint(conn: sqlite3.Connection) -> None:
@@ -307,14 +434,31 @@ def _checkpoint(conn: sqlite3.Connection) -> None:
 
 
 def _begin(conn: sqlite3.Connection, until: float) -> None:
-    """BEGIN IMMEDIATE, waiting for another process's writer at most until `until`."""
+    """BEGIN IMMEDIATE, waiting for another process's writer at most until `until`. The
+    writer's connection does not wait (busy_timeout 0, _WRITER_PRAGMAS): it holds the
+    cross-process lock already, so the write lock is nearly always free, and one statement
+    less a command (a PRAGMA's text changes with the time left: SQLite parses it anew each
+    time) is 30 µs and one wait for the GIL. Only when another writer has it does it wait,
+    at most until `until`."""
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        return
+    except sqlite3.OperationalError as error:
+        if not _locked(error):
+            raise
     conn.execute(f"PRAGMA busy_timeout = {max(1, int(remaining(until) * 1000))}")
     try:
         conn.execute("BEGIN IMMEDIATE")
     except sqlite3.OperationalError as error:
-        if "locked" in str(error) or "busy" in str(error):
+        if _locked(error):
             raise Busy() from None
         raise
+    finally:
+        conn.execute("PRAGMA busy_timeout = 0")
+
+
+def _locked(error: sqlite3.OperationalError) -> bool:
+    return "locked" in str(error) or "busy" in str(error)
 
 
 class SQLiteHotPath:
@@ -330,21 +474,6 @@ class SQLiteHotPath:
         self._commits = 0  # by the writer thread only
 
     async def act(self, command: Command) -> Outcome:
-        until = deadline()
-
-        def transaction(conn: sqlite3.Connection) -> Outcome:
-            _begin(conn, until)
-            try:
-                outcome = self._run(conn, command)
-                conn.execute("COMMIT")
-            except BaseException:
-                if conn.in_transaction:
-                    with contextlib.suppress(sqlite3.Error):  # the first error is the news
-                        conn.execute("ROLLBACK")
-                raise
-            self._committed()
-            return outcome
-
         if self._writer is None:
             from bot.db.writelock import process_write_lock
 
@@ -354,22 +483,30 @@ class SQLiteHotPath:
                 "lastgasp-sqlite-writer",
                 _WRITER_PRAGMAS,
                 file_lock=process_write_lock(self._path),
+                committed=self._committed,
             )
-        return await self._writer.run(transaction, until)
+        return await self._writer.run(lambda conn: self._run(conn, command), deadline(), write=True)
 
     def _run(self, conn: sqlite3.Connection, command: Command) -> Outcome:
-        """Inside the writer's transaction: load, decide, save, log."""
+        """Inside the writer's transaction: load, decide, save, log. Fails having written
+        nothing, or with _Partial (saved, not logged)."""
         actor, version = self._load(conn, command.guild_id, command.target, command.user_id)
         outcome, row = command.decided(actor)
-        values = command.writes(row, version, outcome, self._clock)
+        keys = _keys_change(row, outcome)
+        values = command.writes(row, version, outcome, self._clock, keys=keys)
+        save, log = self._sql.saves[keys], self._sql.log
+        done: dict[tuple[int, str], Any] = {}  # the time: processed once for both
+        saving, logging = save.params(values, done), log.params(values, done)
         try:
-            save = self._sql.saves[_keys_change(row, outcome)]
-            saved = conn.execute(save.sql, save.params(values))
+            saved = conn.execute(save.sql, saving)
         except sqlite3.IntegrityError:  # a rename to a name the guild has (unique key)
             raise name_taken(outcome.after.name) from None
         if saved.rowcount != 1:
             raise stale(row.id)
-        conn.execute(self._sql.log.sql, self._sql.log.params(values))
+        try:
+            conn.execute(log.sql, logging)
+        except BaseException as error:  # saved, not logged: the transaction must not commit
+            raise _Partial(error) from error
         return outcome
 
     def _load(
@@ -384,10 +521,11 @@ class SQLiteHotPath:
         ).fetchone()
         return Actor(settings_from_text(settings and settings[0]), None, None), 0
 
-    def _committed(self) -> None:
-        """On the writer thread, after each commit."""
-        self._commits += 1
-        if self._commits % _CHECKPOINT_EVERY == 0 and self._checkpointer is not None:
+    def _committed(self, commands: int) -> None:
+        """On the writer thread, after each commit of `commands` commands."""
+        before, self._commits = self._commits, self._commits + commands
+        crossed = self._commits // _CHECKPOINT_EVERY > before // _CHECKPOINT_EVERY
+        if crossed and self._checkpointer is not None:
             self._checkpointer.post(_checkpoint)
 
     async def read(self, guild_id: int, target: Target, user_id: int) -> Actor:
@@ -535,10 +673,11 @@ class PostgresHotPath:
             raise RuntimeError(f"{command.command}: decided without a character")
         actor, version = _actor(command.guild_id, record)
         outcome, row = command.decided(actor)
-        values = command.writes(row, version, outcome, self._clock)
-        statement = self._sql.saves_and_logs[_keys_change(row, outcome)]
+        keys = _keys_change(row, outcome)
+        values = command.writes(row, version, outcome, self._clock, keys=keys)
+        statement = self._sql.saves_and_logs[keys]
         try:
-            status = await conn.execute(statement.sql, *statement.params(values))
+            status = await conn.execute(statement.sql, *statement.params(values, {}))
         except asyncpg.UniqueViolationError:
             raise name_taken(outcome.after.name) from None
         return outcome if status == "INSERT 0 1" else None

@@ -61,19 +61,31 @@ def row_keys(sheet: Sheet) -> tuple[str, int]:
     return name_key(sheet.name), sheet.owner_id
 
 
+def keys_change(before: Sheet, after: Sheet) -> bool:
+    """Whether `after` gives its row other indexed columns than `before` (which save to run).
+    The same name is the same key: folded only when the name changed (most saves keep it)."""
+    if before.owner_id != after.owner_id:
+        return True
+    return before.name != after.name and name_key(before.name) != name_key(after.name)
+
+
 def save_params(
-    row_id: int, guild_id: int, version: int, sheet: Sheet, now: datetime
+    row_id: int, guild_id: int, version: int, sheet: Sheet, now: datetime, *, keys: bool = True
 ) -> dict[str, Any]:
-    return {
+    """The parameters of SAVE_CHARACTER, or (keys=False) of SAVE_SHEET, which has no name key
+    to fold."""
+    params = {
         "row_id": row_id,
         "row_guild_id": guild_id,
         "row_version": version,
         "new_sheet": sheet,
-        "new_name_key": name_key(sheet.name),
-        "new_owner_id": sheet.owner_id,
         "new_state": sheet.state.value,
         "now": now,
     }
+    if keys:
+        params["new_name_key"] = name_key(sheet.name)
+        params["new_owner_id"] = sheet.owner_id
+    return params
 
 
 def new_character_values(guild_id: int, sheet: Sheet, now: datetime) -> dict[str, Any]:

@@ -388,3 +388,110 @@ async def test_whatever_decide_raises_propagates_and_nothing_is_written(db: Data
         )
     assert await sheet_of(db, row.id) == row.sheet and len(await log_of(db, row.id)) == 1
     assert (await hit(db, "Dax", 1)).after.vit == 9  # and the path is free again
+
+
+# --- SQLite's group commit: commands queued together share one transaction ------------------
+
+
+def _damage(actor: Actor) -> Outcome:
+    assert actor.row is not None
+    return damage(actor.row.sheet, 1, actor.settings)
+
+
+def _refuse(actor: Actor) -> Outcome:
+    raise RuleError("not now")
+
+
+async def _queued_behind_a_held_writer(
+    db: Database, acts: list[tuple[str, str, Callable[[Actor], Outcome]]]
+) -> list[Outcome | BaseException]:
+    """Each (name, command, decide) through Database.act, all queued on the writer thread
+    while it is held, then let go at once: they reach it together."""
+    from bot.db import hotpath
+
+    await create(db, "Warm")
+    await hit(db, "Warm", 1)  # the writer thread is up
+    hot = db._hot
+    assert isinstance(hot, hotpath.SQLiteHotPath) and hot._writer is not None
+    writer = hot._writer
+    held, gate = threading.Event(), threading.Event()
+
+    def hold(_conn: sqlite3.Connection) -> None:
+        held.set()
+        gate.wait(10)
+
+    writer.post(hold)
+    assert await asyncio.to_thread(held.wait, 10)  # the thread is in it: the acts queue
+    tasks = [
+        asyncio.ensure_future(
+            db.act(GUILD, name, OWNER, decide, command=command, inputs={"amount": 1})
+        )
+        for name, command, decide in acts
+    ]
+    for _ in range(500):
+        if writer._jobs.qsize() >= len(acts):
+            break
+        await asyncio.sleep(0.01)
+    assert writer._jobs.qsize() == len(acts)
+    gate.set()
+    return await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _count_begins(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    from bot.db import hotpath
+
+    begins = [0]
+    original = hotpath._begin
+
+    def counted(conn: sqlite3.Connection, until: float) -> None:
+        begins[0] += 1
+        original(conn, until)
+
+    monkeypatch.setattr(hotpath, "_begin", counted)
+    return begins
+
+
+async def test_commands_queued_together_commit_in_one_transaction_a_refusal_apart(
+    sqlite_db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rows = [await create(sqlite_db, name) for name in ("Ana", "Bo", "Cid")]
+    begins = _count_begins(monkeypatch)
+    done = await _queued_behind_a_held_writer(
+        sqlite_db,
+        [("Ana", "damage", _damage), ("Bo", "damage", _refuse), ("Cid", "damage", _damage)],
+    )
+    assert begins[0] == 2  # the warm-up command, then one for the three
+    assert isinstance(done[0], Outcome) and isinstance(done[2], Outcome)
+    assert isinstance(done[1], RuleError)
+    vits = [(await sheet_of(sqlite_db, row.id)).vit for row in rows]  # type: ignore[union-attr]
+    assert vits == [9, 10, 9]
+    assert [len(await log_of(sqlite_db, row.id)) for row in rows] == [2, 1, 2]
+
+
+async def test_a_command_failing_after_its_save_undoes_the_group_and_each_runs_alone(
+    sqlite_db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The event of "boom" cannot be logged (a trigger refuses it) after its sheet was saved:
+    its save must not commit, so the group's transaction is rolled back and each command runs
+    again in a transaction of its own. The others commit once each; "boom" changes nothing."""
+    rows = [await create(sqlite_db, name) for name in ("Ana", "Bo", "Cid")]
+    raw = sqlite3.connect(sqlite_db.engine.url.database, isolation_level=None)
+    try:
+        raw.execute(
+            "CREATE TRIGGER boom BEFORE INSERT ON events WHEN NEW.command = 'boom' "
+            "BEGIN SELECT RAISE(ABORT, 'no event for boom'); END"
+        )
+    finally:
+        raw.close()
+    begins = _count_begins(monkeypatch)
+    done = await _queued_behind_a_held_writer(
+        sqlite_db, [("Ana", "damage", _damage), ("Bo", "boom", _damage), ("Cid", "damage", _damage)]
+    )
+    assert begins[0] == 1 + 1 + 3  # the warm-up, the group undone, each alone
+    assert isinstance(done[0], Outcome) and isinstance(done[2], Outcome)
+    assert isinstance(done[1], sqlite3.IntegrityError) and "no event for boom" in str(done[1])
+    vits = [(await sheet_of(sqlite_db, row.id)).vit for row in rows]  # type: ignore[union-attr]
+    assert vits == [9, 10, 9]  # each damage applied once, "boom" not at all
+    logs = [await log_of(sqlite_db, row.id) for row in rows]
+    assert [len(log) for log in logs] == [2, 1, 2]
+    assert all(b.after == a.before for log in logs for b, a in itertools.pairwise(log))

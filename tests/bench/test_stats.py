@@ -1,0 +1,240 @@
+"""The benchmark's own arithmetic (bench/stats.py, bench/run.py): the median of paired slices
+and its spread, rounding away from the target, Poisson arrivals from a seeded generator, the
+open loop timing from the scheduled arrival, and the summary line built from them."""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import time
+
+import pytest
+
+from bench.run import Backend, summary, verdict
+from bench.stats import (
+    Figures,
+    Paired,
+    closed_loop,
+    open_loop,
+    percentile,
+    poisson_arrivals,
+    round_down,
+    round_up,
+)
+
+# --- paired slices --------------------------------------------------------------------------
+
+
+def test_paired_is_the_median_of_the_per_pair_ratios() -> None:
+    paired = Paired.of([2.0, 3.0, 10.0], [1.0, 2.0, 1.0])
+    assert paired.ratios == (2.0, 1.5, 10.0)
+    assert paired.median == 2.0  # the outlier pair (10) moves it by one rank, no more
+    assert (paired.low, paired.high) == (1.5, 10.0)
+
+
+def test_paired_pairs_slice_by_slice_not_the_totals() -> None:
+    # A slow minute slows both slices of its pair: the ratio stays, the totals' would not.
+    bot = [100.0, 50.0, 100.0, 50.0]
+    baseline = [200.0, 100.0, 200.0, 100.0]
+    assert Paired.of(bot, baseline).median == 0.5
+    assert Paired.of(bot, baseline).low == Paired.of(bot, baseline).high == 0.5
+
+
+def test_paired_even_count_takes_the_middle_two() -> None:
+    assert Paired.of([1.0, 2.0, 3.0, 4.0], [1.0, 1.0, 1.0, 1.0]).median == 2.5
+
+
+def test_quartiles_hold_the_middle_half() -> None:
+    paired = Paired.of([1.0, 2.0, 3.0, 4.0, 5.0], [1.0] * 5)
+    assert paired.quartiles == (2.0, 4.0)
+    few = Paired.of([1.0, 3.0], [1.0, 1.0])
+    assert few.quartiles == (1.0, 3.0)  # too few for quartiles: the whole range
+
+
+def test_paired_refuses_unpaired_slices() -> None:
+    with pytest.raises(ValueError):
+        Paired.of([1.0, 2.0], [1.0])
+    with pytest.raises(ValueError):
+        Paired.of([], [])
+
+
+def test_describe_names_the_median_and_the_spread() -> None:
+    text = Paired.of([1.0, 1.2, 1.1], [1.0, 1.0, 1.0]).describe()
+    assert "median 1.100" in text and "all 1.000–1.200" in text and "(3 pairs)" in text
+
+
+# --- rounding away from the target ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "down", "up"),
+    [
+        (0.5999, "0.59", "0.60"),
+        (0.6, "0.60", "0.60"),
+        (0.29, "0.29", "0.29"),  # 0.29 is 28.999…/100 in floating point: still on its step
+        (1.2501, "1.25", "1.26"),
+        (1.15, "1.15", "1.15"),
+        (1.1500001, "1.15", "1.16"),
+    ],
+)
+def test_rounding_never_turns_a_miss_into_a_pass(value: float, down: str, up: str) -> None:
+    assert round_down(value) == down
+    assert round_up(value) == up
+
+
+def test_a_ceiling_missed_by_a_hair_prints_as_a_miss() -> None:
+    assert float(round_up(1.2501)) > 1.25
+    assert float(round_down(0.5999)) < 0.6
+
+
+# --- arrivals and loops ---------------------------------------------------------------------
+
+
+def test_poisson_arrivals_are_seeded() -> None:
+    assert poisson_arrivals(500, 200, seed=7) == poisson_arrivals(500, 200, seed=7)
+    assert poisson_arrivals(500, 200, seed=7) != poisson_arrivals(500, 200, seed=8)
+
+
+def test_poisson_arrivals_have_the_rate_and_exponential_gaps() -> None:
+    rate, count = 400.0, 20_000
+    arrivals = poisson_arrivals(rate, count, seed=1)
+    assert arrivals == sorted(arrivals)
+    gaps = [b - a for a, b in zip([0.0, *arrivals], arrivals, strict=False)]
+    assert statistics.fmean(gaps) == pytest.approx(1 / rate, rel=0.03)
+    # Exponential: the standard deviation equals the mean, and P(gap > mean) = 1/e.
+    assert statistics.pstdev(gaps) == pytest.approx(1 / rate, rel=0.05)
+    above = sum(gap > 1 / rate for gap in gaps) / count
+    assert above == pytest.approx(0.3679, abs=0.015)
+
+
+def test_poisson_arrivals_need_a_rate() -> None:
+    with pytest.raises(ValueError):
+        poisson_arrivals(0, 10, seed=1)
+
+
+async def test_open_loop_does_not_wait_for_the_jobs_in_flight() -> None:
+    # Ten jobs of 50 ms each, arriving 5 ms apart: an open loop has them all in flight at
+    # once (about 0.1 s in all); a closed loop of one would take 0.5 s.
+    in_flight, most = 0, 0
+
+    async def job() -> None:
+        nonlocal in_flight, most
+        in_flight += 1
+        most = max(most, in_flight)
+        await asyncio.sleep(0.05)
+        in_flight -= 1
+
+    arrivals = [0.005 * i for i in range(10)]
+    seconds, latencies = await open_loop([job] * 10, arrivals)
+    assert most >= 5
+    assert seconds < 0.4
+    assert len(latencies) == 10 and min(latencies) >= 0.045
+
+
+async def test_open_loop_latency_runs_from_the_scheduled_arrival() -> None:
+    # The first job blocks the event loop for 50 ms: the second, due at 10 ms, starts late,
+    # and that lateness is part of its latency (queueing the system caused).
+    def blocking() -> None:
+        time.sleep(0.05)
+
+    async def hog() -> None:
+        blocking()
+
+    async def quick() -> None:
+        return None
+
+    _, latencies = await open_loop([hog, quick], [0.0, 0.01])
+    assert max(latencies) >= 0.05
+    assert min(latencies) >= 0.035  # the quick one waited for the hog, from 10 ms to 50 ms
+
+
+async def test_open_loop_needs_an_arrival_per_job() -> None:
+    async def job() -> None:
+        return None
+
+    with pytest.raises(ValueError):
+        await open_loop([job, job], [0.0])
+
+
+async def test_closed_loop_keeps_c_in_flight() -> None:
+    in_flight, most = 0, 0
+
+    async def job() -> None:
+        nonlocal in_flight, most
+        in_flight += 1
+        most = max(most, in_flight)
+        await asyncio.sleep(0.001)
+        in_flight -= 1
+
+    _, latencies = await closed_loop([job] * 30, 3)
+    assert most == 3 and len(latencies) == 30
+
+
+def test_percentile_is_nearest_rank() -> None:
+    ordered = [float(i) for i in range(1, 101)]
+    assert percentile(ordered, 0.99) == 99.0
+    assert percentile(ordered, 0.5) == 50.0
+    assert percentile(ordered[:50], 0.99) == 50.0  # 49.5 values: the 50th
+    assert percentile([float(i) for i in range(1, 501)], 0.99) == 495.0
+    assert percentile([], 0.99) == 0.0
+
+
+# --- the summary line ---------------------------------------------------------------------
+
+
+def _slices(rate: float, p99_ms: float, commands: int = 100) -> Figures:
+    """A slice of `commands` at `rate` a second whose p99 is `p99_ms`."""
+    latencies = [0.001] * (commands - 2) + [p99_ms / 1000] * 2
+    return Figures("x", commands / rate, latencies)
+
+
+def _single(ms: float, commands: int = 100) -> Figures:
+    """A C = 1 slice of `commands` taking `ms` each."""
+    return Figures("x", commands * ms / 1000, [ms / 1000] * commands)
+
+
+def _backend(name: str, bot_rate: float, *, large_rate: float | None = None) -> Backend:
+    found = Backend(name)
+    for _ in range(3):
+        found.closed_bot.append(_slices(bot_rate, 60))
+        found.closed_base.append(_slices(1000, 50))
+        found.closed_large.append(_slices(large_rate or bot_rate, 60))
+        found.single_floor.append(_single(0.25))
+        found.single_bot.append(_single(1.0))
+        found.single_base.append(_single(0.5))
+        found.open_bot.append(_slices(300, 30))
+        found.open_base.append(_slices(300, 20))
+    return found
+
+
+def test_summary_takes_the_worse_database_and_rounds_away_from_the_targets() -> None:
+    sqlite = _backend("sqlite", 599.9, large_rate=500)
+    postgresql = _backend("postgresql", 800)
+    line = summary([sqlite, postgresql])
+    # 599.9/1000 is a miss of 0.6 and prints so; the limit 1.0/(0.25+0.5) = 1.333… up;
+    # p99 60/50, open 30/20; scale 1/500 ÷ 1/599.9 = 1.1998 up to 1.20.
+    assert line == (
+        "bot/baseline sqlite=0.59 postgresql=0.80 limit=1.34 p99_ratio=1.20 "
+        "open_p99_ratio=1.50 scale=1.20"
+    )
+
+
+def test_summary_says_skipped_for_a_database_not_measured() -> None:
+    line = summary([_backend("sqlite", 700)])
+    assert line.startswith("bot/baseline sqlite=0.70 postgresql=skipped limit=")
+
+
+def test_verdicts_compare_with_the_issue_targets() -> None:
+    assert verdict("throughput", 0.6).endswith("met") and "NOT" not in verdict("throughput", 0.6)
+    assert "NOT MET" in verdict("throughput", 0.59)
+    assert "NOT MET" in verdict("limit", 1.26)
+    assert "NOT" not in verdict("open_p99_ratio", 1.5)
+    assert "NOT MET" in verdict("scale", 1.151)
+
+
+def test_trimmed_time_leaves_out_the_slowest_twentieth() -> None:
+    # 95 commands of 1 ms and 5 preempted for 50 ms: the plain mean is 3.45 ms, trimmed 1 ms.
+    figures = Figures("x", 0.345, [0.001] * 95 + [0.05] * 5)
+    assert figures.per_command_ms == pytest.approx(3.45)
+    assert figures.trimmed_ms == pytest.approx(1.0)
+    assert Figures("x", 0.001, [0.001]).trimmed_ms == pytest.approx(1.0)  # one: kept
