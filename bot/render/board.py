@@ -24,21 +24,32 @@ def near(sheet: Sheet) -> list[str]:
     ]
 
 
-def roll_mark(sheet: Sheet, in_combat: bool) -> str | None:
-    """R-8: "rolls now" only for a roll that may be made now (in combat, not yet made this
-    round); outside combat the roll waits for the GM's call."""
+def roll_words(sheet: Sheet, in_combat: bool) -> tuple[str | None, bool]:
+    """R-8 in words, and whether the roll may be made now: "rolls now" only for a roll that may
+    be made now (in combat, not yet made this round); outside combat it waits for the GM's
+    call. The campaign page says it the same way."""
     due = roll_due(sheet, in_combat=in_combat)
     if due is None:
-        return None
+        return None, False
     dying = sheet.state is State.DYING
     if due is RollDue.NOW:
-        return "**Last Gasp now**" if dying else "**rolls now**"
+        return ("Last Gasp now" if dying else "rolls now"), True
     roll = "Last Gasp" if dying else "recovery roll"
-    return f"{roll} next round" if due is RollDue.NEXT_ROUND else f"{roll}: the GM calls for it"
+    if due is RollDue.NEXT_ROUND:
+        return f"{roll} next round", False
+    return f"{roll}: the GM calls for it", False
 
 
-def board_line(sheet: Sheet, in_combat: bool) -> str:
-    parts = [f"{named(sheet)}", sheet.state.value, vit(sheet)]
+def roll_mark(sheet: Sheet, in_combat: bool) -> str | None:
+    """The board's roll words, a roll due now in bold."""
+    words, now = roll_words(sheet, in_combat)
+    return f"**{words}**" if words and now else words
+
+
+def facts(sheet: Sheet) -> list[str]:
+    """A board line's numbers, the same on the campaign page: VIT, Stamina (not for the dead
+    and the retired), Stress, the emotions near their threshold, a Breakdown."""
+    parts = [vit(sheet)]
     if not sheet.state.is_out:
         parts.append(stamina(sheet))
     if sheet.stress:
@@ -46,6 +57,11 @@ def board_line(sheet: Sheet, in_combat: bool) -> str:
     parts += near(sheet)
     if sheet.breakdown is not None:
         parts.append(f"Breakdown of {sheet.breakdown.label}")
+    return parts
+
+
+def board_line(sheet: Sheet, in_combat: bool) -> str:
+    parts = [f"{named(sheet)}", sheet.state.value, *facts(sheet)]
     mark = roll_mark(sheet, in_combat)
     if mark is not None:
         parts.append(mark)

@@ -38,9 +38,20 @@ def handler_of(button: type) -> Handler | None:
     return _HANDLERS.get(button)
 
 
+async def _dispatch(
+    item: discord.ui.DynamicItem[Any], interaction: discord.Interaction[Any]
+) -> None:
+    """A click (or a menu's choice) goes to the handler registered for its item's class."""
+    handler = _HANDLERS.get(type(item))
+    if handler is None:
+        raise RuntimeError(f"no handler for {type(item).__name__}: import bot.clicks")
+    await handler(interaction, item)
+
+
 class LastGaspButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"lg:(?!)"):
     """A button of ours: its click goes to the handler registered for its class."""
 
+    # Every template of ours, buttons' and menus': Expired answers whatever matches none.
     templates: ClassVar[list[re.Pattern[str]]] = []
 
     def __init_subclass__(cls, *, template: str) -> None:
@@ -48,10 +59,7 @@ class LastGaspButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"
         LastGaspButton.templates.append(cls.__discord_ui_compiled_template__)
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        handler = _HANDLERS.get(type(self))
-        if handler is None:
-            raise RuntimeError(f"no handler for {type(self).__name__}: import bot.clicks")
-        await handler(interaction, self)
+        await _dispatch(self, interaction)
 
 
 def _button(label: str, custom_id: str, style: discord.ButtonStyle) -> discord.ui.Button[Any]:
@@ -210,10 +218,7 @@ class LastGaspMenu(discord.ui.DynamicItem[discord.ui.Select[Any]], template=r"lg
         LastGaspButton.templates.append(cls.__discord_ui_compiled_template__)
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        handler = _HANDLERS.get(type(self))
-        if handler is None:
-            raise RuntimeError(f"no handler for {type(self).__name__}: import bot.clicks")
-        await handler(interaction, self)
+        await _dispatch(self, interaction)
 
 
 SCENES = ("damage", "heal", "breakdown")

@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-from bot.render.common import escape
+from bot.render.common import escape, truncate
+from rules.models import EmotionCause
 from rules.outcome import Change
 
 # A yes/no field: what it reads when it turns on, and when it turns off.
@@ -18,7 +19,16 @@ _FLAGS = {
 }
 
 
-def change_text(change: Change, action: str | None = None) -> str:
+def change_text(
+    change: Change,
+    action: str | None = None,
+    *,
+    shown: Callable[[str], str] = escape,
+    owner: Callable[[str], str] | None = None,
+) -> str:
+    """`shown`: how a name goes into the text (escaped for Discord; the campaign page's
+    templates escape for HTML instead); `owner`: how an owner's mention reads (the page knows
+    no member's name)."""
     if change.label == "Advantage" and change.after == "no" and action == "recover":
         return "advantage used"  # R-6: the roll it applied to used it up
     if change.label in _FLAGS:
@@ -27,7 +37,9 @@ def change_text(change: Change, action: str | None = None) -> str:
     if change.label == "State":
         return f"{change.before} → {change.after}"
     if change.label == "Name":
-        return f"Name {escape(change.before)} → {escape(change.after)}"  # each name alone
+        return f"Name {shown(change.before)} → {shown(change.after)}"  # each name alone
+    if change.label == "Owner" and owner is not None:
+        return f"Owner {owner(change.before)} → {owner(change.after)}"
     if change.label == "Breakdown":
         if change.before == "none":
             return f"Breakdown of {change.after} begins"
@@ -37,7 +49,12 @@ def change_text(change: Change, action: str | None = None) -> str:
 
 
 def change_texts(
-    changes: Sequence[Change], action: str | None = None, *, vit: int | None = None
+    changes: Sequence[Change],
+    action: str | None = None,
+    *,
+    vit: int | None = None,
+    shown: Callable[[str], str] = escape,
+    owner: Callable[[str], str] | None = None,
 ) -> list[str]:
     """Each change once: the current CON die follows its base (C-3), so a changed base names
     the die alone. V-7: a change of state names VIT too, `vit` (the VIT after) when it did
@@ -49,8 +66,29 @@ def change_texts(
             continue
         if change.label == "State" and "VIT" not in labels and vit is not None:
             texts.append(f"VIT {vit}")
-        texts.append(change_text(change, action))
+        texts.append(change_text(change, action, shown=shown, owner=owner))
     return texts
+
+
+_CAUSES = {c.value for c in EmotionCause}
+
+
+def told(
+    inputs: dict[str, object], user_id: int, *, shown: Callable[[str], str] = escape
+) -> str | None:
+    """What the command was told beyond numbers: the cause of an emotion (E-10), the reason
+    of a spend, what a push was for; why the bot's upgrade renamed a character."""
+    if user_id == 0 and isinstance(inputs.get("reason"), str):
+        return f"Renamed by the bot: {shown(str(inputs['reason']))}."
+    parts = []
+    cause = inputs.get("cause")
+    if isinstance(cause, str) and cause in _CAUSES:
+        parts.append(f"raised by {EmotionCause(cause).label}")
+    for key, label in (("reason", "for"), ("what", "for")):
+        text = inputs.get(key)
+        if isinstance(text, str) and text:
+            parts.append(f"{label} “{shown(truncate(text, 100))}”")
+    return " · ".join(parts) or None
 
 
 def changes_line(texts: Sequence[str]) -> str | None:

@@ -88,21 +88,27 @@ def numeric_text(roll: NumericRoll) -> str:
     """The whole sum: `` `1d20+2` → 8 +2 = 10, +2 push = 12 vs 15 ✗ ``; dice dropped by
     kh/kl struck through; a roll set aside says so, with no verdict."""
     kept = roll.kept or (True,) * len(roll.dice)
-    pairs = list(zip(roll.dice, kept, strict=True))
-    text = f"`{escape_code(roll.expression)}` → " + ", ".join(
-        str(d) if k else f"~~{d}~~" for d, k in pairs
-    )
-    own = roll.value - sum(d for d, k in pairs if k)  # the expression's own numbers
+    dice = ", ".join(str(d) if k else f"~~{d}~~" for d, k in zip(roll.dice, kept, strict=True))
+    return f"`{escape_code(roll.expression)}` → {dice}{sum_text(roll)}"
+
+
+def sum_text(roll: NumericRoll) -> str:
+    """What follows the dice, in the rules' own words: the expression's numbers, each bonus
+    (a push, the injury, an ability), the total and the verdict (` +2 = 10, +2 push = 12 vs
+    15 ✗`), or ` · not kept, the lower counts` for a roll Disadvantage set aside (E-6)."""
+    kept = roll.kept or (True,) * len(roll.dice)
+    own = roll.value - sum(d for d, k in zip(roll.dice, kept, strict=True) if k)
     multiplied = "*" in roll.expression
+    text = ""
     if own and not multiplied:
         text += f" {signed(own)}"
     if own or multiplied or len(roll.dice) > 1:
         text += f" = {roll.value}"
     for label, amount in roll.bonuses:
-        text += f", {signed(amount)} {escape(label)}"
+        text += f", {signed(amount)} {label}"
     if roll.bonuses:
         text += f" = {roll.total}"
-    if roll.dropped:  # E-6's Disadvantage: rolled, shown, and set aside for the lower one
+    if roll.dropped:
         return f"{text} · not kept, the lower counts"
     if roll.target is not None:
         text += f" vs {roll.target} {'✓' if roll.success else '✗'}"

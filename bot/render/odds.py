@@ -4,6 +4,7 @@ ten rolls, and a short table of the next roll's results. Retirement (E-7) is its
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
 
 from bot.render.card import Card
@@ -87,28 +88,57 @@ def chart_bars(spiral: list[SpiralStep]) -> list[OddsBar]:
     return bars
 
 
-def odds_reply(odds: Odds, *, private: bool = False) -> Reply:
+@dataclass(frozen=True)
+class OddsWords:
+    """`/odds` in plain words, the same in Discord and on the campaign page: the headline, the
+    roll due, the advantage that waits (R-6), the next roll's results, what first aid would
+    make of it (F-1)."""
+
+    headline: str
+    roll_name: str
+    roll: str
+    waits: str | None
+    rows: tuple[str, ...]
+    helped: str | None
+
+
+def odds_words(odds: Odds) -> OddsWords:
     sheet, next_roll, spiral, settings = odds.sheet, odds.next_roll, odds.spiral, odds.settings
     roll_name = ROLL_NAMES[next_roll.state]
     dying = next_roll.state is State.DYING
-    headline = _headline(spiral, roll_name, dying)
     # R-6: whether first aid's advantage would reroll the next roll's Misses.
     would_apply = advantage_applies(True, sheet.state, settings)
     roll = f"{count(next_roll.dice, 'die', 'dice')} (each: {die_line(settings.die_faces)})"
     if sheet.advantage and would_apply:
         roll += "; with advantage from first aid, each Miss is rolled again once"
-    lines = [
-        f"**{headline}**",
-        f"{sheet.state.value} at VIT {sheet.vit}/{sheet.max_vit}: the {roll_name} is {roll}.",
-    ]
+    waits = None
     if sheet.advantage and not would_apply:
-        lines.append(
+        waits = (
             "Its advantage from first aid waits: on this server it does not apply to the "
             "Last Gasp (R-6)."
         )
-    lines += ["", f"**The next {roll_name}**", *_rows(next_roll.outcomes(sheet.advantage))]
+    helped = None
     if not sheet.advantage and would_apply:
-        lines.append(f"With first aid's advantage: {_helped(next_roll, dying)} (F-1).")
+        helped = f"With first aid's advantage: {_helped(next_roll, dying)} (F-1)."
+    return OddsWords(
+        headline=_headline(spiral, roll_name, dying),
+        roll_name=roll_name,
+        roll=f"{sheet.state.value} at VIT {sheet.vit}/{sheet.max_vit}: the {roll_name} is {roll}.",
+        waits=waits,
+        rows=tuple(_rows(next_roll.outcomes(sheet.advantage))),
+        helped=helped,
+    )
+
+
+def odds_reply(odds: Odds, *, private: bool = False) -> Reply:
+    sheet, next_roll, spiral, settings = odds.sheet, odds.next_roll, odds.spiral, odds.settings
+    words = odds_words(odds)
+    lines = [f"**{words.headline}**", words.roll]
+    if words.waits:
+        lines.append(words.waits)
+    lines += ["", f"**The next {words.roll_name}**", *words.rows]
+    if words.helped:
+        lines.append(words.helped)
     rules = rule_footer(ROLL_RULES[next_roll.state], settings)
     card = Card(
         colour=STATE_COLOURS[sheet.state],

@@ -10,7 +10,7 @@ import discord
 
 from bot.db.records import CharacterRow, Combat, Event
 from bot.render.card import Card, Group
-from bot.render.changes import change_texts, changes_line
+from bot.render.changes import change_texts, changes_line, told
 from bot.render.common import (
     INFO_COLOUR,
     STATE_COLOURS,
@@ -25,7 +25,7 @@ from bot.render.common import (
 from bot.render.dice import Faces, die_line, roll_label, roll_text
 from bot.render.reply import Reply
 from bot.services.table import CombatView, DayResult, Membership, RestResult, RoundResult
-from rules.models import EmotionCause, GuildSettings, Sheet
+from rules.models import GuildSettings, Sheet
 from rules.outcome import Outcome, bookkeeping, diff
 
 
@@ -237,9 +237,9 @@ def _event_entry(event: Event, faces: Faces) -> str:
     if not event.is_change:
         name += " · bookkeeping"
     lines = [f"**{name}** {_by(event.user_id)} {discord.utils.format_dt(event.created_at, 'R')}"]
-    told = _told(event.inputs, event.user_id)
-    if told:
-        lines.append(told)
+    what_it_was_told = told(event.inputs, event.user_id)
+    if what_it_was_told:
+        lines.append(what_it_was_told)
     if event.before is not None and event.after is not None:
         changes = diff(event.before, event.after) or bookkeeping(event.before, event.after)
         told_changes = changes_line(change_texts(changes, event.command, vit=event.after.vit))
@@ -253,25 +253,6 @@ def _event_entry(event: Event, faces: Faces) -> str:
     if event.rules:
         lines.append("-# Rules: " + " · ".join(event.rules))  # the full list here
     return truncate("\n".join(lines), 1024)
-
-
-_CAUSES = {c.value for c in EmotionCause}
-
-
-def _told(inputs: dict[str, object], user_id: int) -> str | None:
-    """What the command was told beyond numbers: the cause of an emotion (E-10), the reason
-    of a spend, what a push was for; why the bot's upgrade renamed a character."""
-    if user_id == 0 and isinstance(inputs.get("reason"), str):
-        return f"Renamed by the bot: {escape(str(inputs['reason']))}."
-    parts = []
-    cause = inputs.get("cause")
-    if isinstance(cause, str) and cause in _CAUSES:
-        parts.append(f"raised by {EmotionCause(cause).label}")
-    for key, label in (("reason", "for"), ("what", "for")):
-        text = inputs.get(key)
-        if isinstance(text, str) and text:
-            parts.append(f"{label} “{escape(truncate(text, 100))}”")
-    return " · ".join(parts) or None
 
 
 def history(

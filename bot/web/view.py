@@ -12,15 +12,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from fractions import Fraction
 
 from markupsafe import Markup
 
 from bot.db.records import CharacterRow, Event
-from bot.render.board import near
+from bot.render.board import facts, roll_words
 from bot.render.common import (
     STATE_MARKS,
-    chance,
     count,
     emotion,
     short_percent,
@@ -28,17 +26,16 @@ from bot.render.common import (
     stamina,
     vit,
 )
-from bot.render.dice import die_line, tally
-from bot.render.odds import ROLL_NAMES
+from bot.render.dice import sum_text, tally
+from bot.render.odds import odds_words
 from bot.services.board import BoardView
 from bot.services.play import Odds
 from bot.web.changes import change_texts, told
-from rules.condition import DOWN_RULES, RollDue, injury, roll_due
+from rules.condition import DOWN_RULES, injury
 from rules.emotion_texts import breakdown_line
 from rules.models import Emotion, Sheet, State
 from rules.outcome import bookkeeping, diff
 from rules.rolls import CRIT, HIT, MISS, NarateerRoll, NumericRoll, Roll
-from rules.vitality import advantage_applies
 
 FACE_WORDS = {MISS: "Miss", HIT: "Hit", CRIT: "Crit"}
 # The die pictures the emoji are drawn from (bot/render/pictures.py), served by the page.
@@ -69,31 +66,10 @@ class Line:
     yours: bool
 
 
-def _roll(sheet: Sheet, in_combat: bool) -> tuple[str | None, bool]:
-    """R-8, as the status board says it (bot/render/board.py's roll_mark, without markdown)."""
-    due = roll_due(sheet, in_combat=in_combat)
-    if due is None:
-        return None, False
-    dying = sheet.state is State.DYING
-    if due is RollDue.NOW:
-        return ("Last Gasp now" if dying else "rolls now"), True
-    roll = "Last Gasp" if dying else "recovery roll"
-    if due is RollDue.NEXT_ROUND:
-        return f"{roll} next round", False
-    return f"{roll}: the GM calls for it", False
-
-
 def line(sheet: Sheet, *, in_combat: bool, id: int | None, user_id: int) -> Line:
     """The status board's line of a character (docs/commands.md, "The status board")."""
-    parts = [vit(sheet)]
-    if not sheet.state.is_out:
-        parts.append(stamina(sheet))
-    if sheet.stress:
-        parts.append(f"Stress {sheet.stress}")
-    parts += near(sheet)
-    if sheet.breakdown is not None:
-        parts.append(f"Breakdown of {sheet.breakdown.label}")
-    roll, now = _roll(sheet, in_combat)
+    parts = facts(sheet)
+    roll, now = roll_words(sheet, in_combat)
     return Line(
         id=id,
         name=sheet.name,
@@ -315,27 +291,13 @@ def _narateer(roll: NarateerRoll, root: str) -> Markup:
 
 
 def _numeric(roll: NumericRoll) -> Markup:
-    """The whole sum (D-4), as bot/render/dice.py's numeric_text writes it: `1d20+2` → 8 +2 =
-    10, +2 push = 12 vs 15 ✗; a die dropped by kh/kl struck through."""
+    """The whole sum (D-4), as /history writes it: `1d20+2` → 8 +2 = 10, +2 push = 12 vs 15 ✗;
+    a die dropped by kh/kl struck through."""
     kept = roll.kept or (True,) * len(roll.dice)
     pairs = list(zip(roll.dice, kept, strict=True))
     shown = [Markup("{}").format(d) if k else Markup("<s>{}</s>").format(d) for d, k in pairs]
     text = Markup("<code>{}</code> → {}").format(roll.expression, Markup(", ").join(shown))
-    own = roll.value - sum(d for d, k in pairs if k)
-    multiplied = "*" in roll.expression
-    if own and not multiplied:
-        text += f" {signed(own)}"
-    if own or multiplied or len(roll.dice) > 1:
-        text += f" = {roll.value}"
-    for label, amount in roll.bonuses:
-        text += f", {signed(amount)} {label}"
-    if roll.bonuses:
-        text += f" = {roll.total}"
-    if roll.dropped:
-        return text + " · not kept, the lower counts"
-    if roll.target is not None:
-        text += f" vs {roll.target} {'✓' if roll.success else '✗'}"
-    return text
+    return text + sum_text(roll)  # the bot's own words, escaped as any text
 
 
 def roll_view(roll: Roll, root: str) -> RollView:
@@ -394,49 +356,10 @@ class OddsView:
     chart_alt: str
 
 
-def _and_retired(text: str, retired: Fraction) -> str:
-    return f"{text} and {short_percent(retired)} to be retired" if retired else text
-
-
 def odds(found: Odds) -> OddsView:
-    """`/odds` (bot/render/odds.py) as text and a table beside the chart."""
-    sheet, next_roll, spiral, settings = found.sheet, found.next_roll, found.spiral, found.settings
-    name = ROLL_NAMES[next_roll.state]
-    dying = next_roll.state is State.DYING
-    first, last = spiral[0], spiral[-1]
-    if dying:
-        start = f"{short_percent(1 - first.dead)} to survive the Last Gasp"
-    else:
-        start = _and_retired(f"{short_percent(first.up)} to be up", first.retired)
-        start += f" after the next {name}"
-    end = _and_retired(f"{short_percent(last.dead)} to be dead", last.retired)
-    headline = f"{start}, {end} within {len(spiral)} rolls."
-    would_apply = advantage_applies(True, sheet.state, settings)
-    roll = f"{count(next_roll.dice, 'die', 'dice')} (each: {die_line(settings.die_faces)})"
-    if sheet.advantage and would_apply:
-        roll += "; with advantage from first aid, each Miss is rolled again once"
-    waits = None
-    if sheet.advantage and not would_apply:
-        waits = (
-            "Its advantage from first aid waits: on this server it does not apply to the "
-            "Last Gasp (R-6)."
-        )
-    outcomes = next_roll.outcomes(sheet.advantage)
-    rare = [o for o in outcomes if o.probability < Fraction(1, 100)]
-    common = [o for o in outcomes if o.probability >= Fraction(1, 100)]
-    rows = [f"{chance(o.probability)}: {o.label}" for o in common[:5]]
-    rest = rare + common[5:]
-    if rest:
-        total = sum((o.probability for o in rest), Fraction(0))
-        rows.append(f"{short_percent(total)}: {len(rest)} rarer results")
-    helped = None
-    if not sheet.advantage and would_apply:
-        if dying:
-            helped = f"{short_percent(1 - next_roll.chance(State.DEAD, advantage=True))} to survive"
-        else:
-            up = f"{short_percent(next_roll.chance(State.UP, advantage=True))} to be up"
-            helped = _and_retired(up, next_roll.chance(State.RETIRED, advantage=True))
-        helped = f"With first aid's advantage: {helped} (F-1)."
+    """`/odds` (bot/render/odds.py's words) as text and a table beside the chart."""
+    spiral = found.spiral
+    words = odds_words(found)
     table = tuple(
         (
             step.roll,
@@ -448,13 +371,13 @@ def odds(found: Odds) -> OddsView:
         for step in spiral
     )
     return OddsView(
-        headline=headline,
-        roll=f"{sheet.state.value} at {vit(sheet)}: the {name} is {roll}.",
-        waits=waits,
-        next_name=name,
-        rows=tuple(rows),
-        helped=helped,
+        headline=words.headline,
+        roll=words.roll,
+        waits=words.waits,
+        next_name=words.roll_name,
+        rows=words.rows,
+        helped=words.helped,
         spiral=table,
         retired=any(step.retired for step in spiral),
-        chart_alt=f"Chart of the next {len(spiral)} rolls: {headline}",
+        chart_alt=f"Chart of the next {len(spiral)} rolls: {words.headline}",
     )

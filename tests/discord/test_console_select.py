@@ -6,39 +6,11 @@ sent to the bot, and the session goes on."""
 
 from __future__ import annotations
 
-import io
-import random
 from pathlib import Path
 
 import pytest
 
-from bot.app import create_bot
-from bot.console import Console
-from bot.offline import OfflineDriver
-
-
-class Session:
-    """A console on a fresh database, its output kept: `await session("line", …)` returns what
-    those lines printed."""
-
-    def __init__(self, folder: Path) -> None:
-        self.url = f"sqlite+aiosqlite:///{folder / 'console.db'}"
-        self.out = io.StringIO()
-
-    async def start(self) -> Session:
-        self.driver = OfflineDriver(create_bot(self.url, rng=random.Random(1)))
-        await self.driver.start()
-        self.console = Console(self.driver, self.out)
-        return self
-
-    async def __call__(self, *lines: str) -> str:
-        start = len(self.out.getvalue())
-        for line in lines:
-            assert await self.console.handle(line)
-        return self.out.getvalue()[start:]
-
-    async def close(self) -> None:
-        await self.driver.close()
+from tests.discord.test_console import Session
 
 
 @pytest.fixture
