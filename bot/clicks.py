@@ -85,6 +85,7 @@ async def run_click(interaction: Click, handler: Callable[[], Awaitable[str | No
         seconds = time.perf_counter() - started
         log_command(interaction, outcome=outcome, latency_ms=seconds * 1000)
         interaction.client.metrics.click(interaction, outcome, seconds)
+        replies.done(interaction)
 
 
 @handles(RecoveryButton)

@@ -22,6 +22,7 @@ from typing import Any
 import aiohttp
 import discord
 
+from bot.private_api import forget_response
 from bot.render.card import Card
 from bot.render.common import INFO_COLOUR
 from bot.render.layout import layout
@@ -94,6 +95,16 @@ def end(interaction: discord.Interaction[Any]) -> None:
     state = interaction.extras.get(_KEY)
     if state is not None and state.timer is not None:
         state.timer.cancel()
+
+
+def done(interaction: discord.Interaction[Any]) -> None:
+    """Nothing will answer this interaction again (its answer, its failure's, its log line are
+    out): its objects are freed now, not by the collector (bot/private_api.py). Not while a
+    defer is on its way: that reads the response."""
+    state = interaction.extras.get(_KEY)
+    if state is not None and state.defer_task is not None and not state.defer_task.done():
+        return
+    forget_response(interaction)
 
 
 def answered(interaction: discord.Interaction[Any]) -> bool:

@@ -111,6 +111,7 @@ class LastGaspTree(app_commands.CommandTree["LastGaspBot"]):
         if isinstance(original, Busy):
             interaction.client.metrics.busy("command")
         _logged(interaction, await answer_failure(interaction, original))
+        replies.done(interaction)
 
 
 async def on_app_command_completion(
@@ -125,3 +126,4 @@ async def on_app_command_completion(
         await replies.refuse(interaction, SOMETHING_WENT_WRONG)
         outcome = ERROR
     _logged(interaction, outcome)
+    replies.done(interaction)

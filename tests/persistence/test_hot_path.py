@@ -293,6 +293,40 @@ async def test_read_actor_finds_the_active_character_its_combat_and_the_settings
             assert (await each.read_actor(GUILD + 1, "Cy", 7)).row is None  # P-2
 
 
+async def test_a_sqlite_read_that_would_wait_goes_to_the_reader_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A look is read on the event loop's own connection; one that would wait for a lock (its
+    busy timeout 0: SQLITE_BUSY at once) is read on the reader thread instead, whole. Any
+    other error is the read's own."""
+    from bot.db import hotpath
+
+    async with empty_database("sqlite", tmp_path) as target, upgraded(target) as db:
+        row = await create(db, "Cy")
+        hot = db._hot
+        assert isinstance(hot, hotpath.SQLiteHotPath)
+        load = hot._load
+        on_loop: list[bool] = []
+
+        def busy_on_the_loop(conn: sqlite3.Connection, *args: Any) -> Any:
+            on_loop.append(threading.current_thread() is threading.main_thread())
+            if on_loop[-1]:
+                raise sqlite3.OperationalError("database is locked")
+            return load(conn, *args)
+
+        monkeypatch.setattr(hot, "_load", busy_on_the_loop)
+        actor = await db.read_actor(GUILD, "Cy", 7)
+        assert actor.row is not None and actor.row.sheet == row.sheet
+        assert on_loop == [True, False]  # tried on the loop, made on the thread
+
+        def broken(conn: sqlite3.Connection, *args: Any) -> Any:
+            raise sqlite3.OperationalError("no such table: characters")
+
+        monkeypatch.setattr(hot, "_load", broken)
+        with pytest.raises(sqlite3.OperationalError, match="no such table"):
+            await db.read_actor(GUILD, "Cy", 7)
+
+
 async def test_the_state_column_follows_the_sheet_on_both_paths(target: Target) -> None:
     async with upgraded(target) as db, upgraded(target, hot_path=False) as plain:
         rows = [await create(db, name, res=2) for name in ("Up", "Down")]
