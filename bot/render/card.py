@@ -2,9 +2,9 @@
 
 A renderer fills a `Card` with text it has escaped already (names and typed text, one by one:
 rules.text) and the bot's own markdown; bot/render/layout.py builds it into Discord's layout
-components. `fitted` keeps every card inside Discord's limits for one message (4,000 characters
-of text, 40 components, as discord.py counts them): a long list is cut with "… and N more",
-never refused by Discord (docs/commands.md, "Readable for every member").
+components. `fitted_blocks` keeps every card inside Discord's limits for one message (4,000
+characters of text, 40 components, as discord.py counts them): a long list is cut with "… and N
+more", never refused by Discord (docs/commands.md, "Readable for every member").
 """
 
 from __future__ import annotations
