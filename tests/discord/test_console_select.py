@@ -6,21 +6,12 @@ sent to the bot, and the session goes on."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
+from tests.discord import test_console
 from tests.discord.test_console import Session
 
-
-@pytest.fixture
-async def session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.chdir(tmp_path)
-    started = await Session(tmp_path).start()
-    try:
-        yield started
-    finally:
-        await started.close()
+session = test_console.session  # the same console fixture, fresh database per test
 
 
 async def three_and_a_menu(session: Session) -> str:
