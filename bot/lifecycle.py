@@ -109,18 +109,15 @@ async def admitted(interaction: discord.Interaction) -> bool:
     try:
         if interaction.type is discord.InteractionType.autocomplete:
             await interaction.response.autocomplete([])
-        elif interaction.response.is_done():
-            await interaction.followup.send(**_restarting(), ephemeral=True)
         else:
-            await interaction.response.send_message(**_restarting(), ephemeral=True)
+            with message(Reply.refusal(RESTARTING)) as kwargs:  # built as every message is
+                if interaction.response.is_done():
+                    await interaction.followup.send(**kwargs, ephemeral=True)
+                else:
+                    await interaction.response.send_message(**kwargs, ephemeral=True)
     except _REPLY_ERRORS as error:
         log.warning("could not tell the user the bot is restarting: %r", error)
     return False
-
-
-def _restarting() -> dict[str, Any]:
-    """The refusal while draining, built as every message is."""
-    return message(Reply.refusal(RESTARTING))
 
 
 class StopSignals:

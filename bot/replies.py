@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import io
 import logging
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,7 +26,7 @@ import discord
 from bot.private_api import forget_response
 from bot.render.card import Card
 from bot.render.common import INFO_COLOUR
-from bot.render.layout import layout
+from bot.render.layout import built, dismantle
 from bot.render.reply import Reply
 
 log = logging.getLogger("lastgasp.replies")
@@ -161,10 +162,13 @@ def _late(interaction: discord.Interaction[Any], state: _Answer, reason: str) ->
         metrics.late(reason)
 
 
-def message(reply: Reply) -> dict[str, Any]:
-    """A message's parts for discord.py: its layout (which sets the flag IS_COMPONENTS_V2), and
-    no mention allowed. Never content or embeds: Discord refuses them beside a layout."""
-    return {"view": layout(reply.card), "allowed_mentions": NO_PINGS}
+@contextlib.contextmanager
+def message(reply: Reply) -> Iterator[dict[str, Any]]:
+    """A message's parts for one send by discord.py: its layout (which sets the flag
+    IS_COMPONENTS_V2), taken apart once sent (bot/render/layout.py, `built`), and no mention
+    allowed. Never content or embeds: Discord refuses them beside a layout."""
+    with built(reply.card) as view:
+        yield {"view": view, "allowed_mentions": NO_PINGS}
 
 
 def _files(reply: Reply) -> list[discord.File]:
@@ -184,7 +188,13 @@ async def deliver(interaction: discord.Interaction[Any], reply: Reply) -> None:
 
 
 async def _send(interaction: discord.Interaction[Any], state: _Answer, reply: Reply) -> None:
-    kwargs = message(reply)
+    with message(reply) as kwargs:
+        await _send_built(interaction, state, reply, kwargs)
+
+
+async def _send_built(
+    interaction: discord.Interaction[Any], state: _Answer, reply: Reply, kwargs: dict[str, Any]
+) -> None:
     if not state.deferred and not interaction.response.is_done():
         try:
             await interaction.response.send_message(
@@ -213,7 +223,8 @@ async def _fill(
     if not reply.ephemeral:
         await interaction.edit_original_response(**kwargs, attachments=_files(reply))
         return
-    await interaction.edit_original_response(view=layout(PLACEHOLDER), allowed_mentions=NO_PINGS)
+    with message(Reply(PLACEHOLDER)) as placeholder:
+        await interaction.edit_original_response(**placeholder)
     await interaction.followup.send(**kwargs, files=_files(reply), ephemeral=True, wait=True)
     with contextlib.suppress(discord.HTTPException):  # a placeholder left is no harm
         await interaction.delete_original_response()
@@ -238,6 +249,8 @@ async def redraw(interaction: discord.Interaction[Any], view: discord.ui.LayoutV
         except Exception:
             _late(interaction, state, FAILED)
             raise
+        finally:
+            dismantle(view)  # sent or not, nothing reads it again
         _acknowledged(interaction, state)
         return True
 
@@ -252,9 +265,10 @@ async def update(interaction: discord.Interaction[Any], reply: Reply) -> None:
                 return
             # The clicked message may predate layout components (a question asked before an
             # upgrade): an edit that makes it a layout must clear its content and embeds.
-            await interaction.response.edit_message(
-                **message(reply), content=None, embeds=[], attachments=_files(reply)
-            )
+            with message(reply) as kwargs:
+                await interaction.response.edit_message(
+                    **kwargs, content=None, embeds=[], attachments=_files(reply)
+                )
         except Exception:
             _late(interaction, state, FAILED)
             raise

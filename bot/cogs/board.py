@@ -61,7 +61,8 @@ async def _leave(bot: discord.Client, board: Board, reply: Reply) -> None:
     message = channel.get_partial_message(board.message_id)
     with contextlib.suppress(discord.HTTPException):
         if board.layout:
-            await message.edit(**replies.message(reply))
+            with replies.message(reply) as kwargs:
+                await message.edit(**kwargs)
         else:
             await message.delete()
 

@@ -433,6 +433,10 @@ def _hand_back(job: _Job, result: Any, error: BaseException | None) -> None:
     future, loop = job.future, job.loop
     if future is None or loop is None:
         return
+    # The thread's frames that hold the job are in the error's traceback: a job still holding
+    # the future (and so the error) would keep a refusal's frames, and the command's objects
+    # they reach, for the cyclic collector (bench/README.md, "The tail").
+    job.future = job.loop = None
     with contextlib.suppress(RuntimeError):  # the loop is closed: nobody is waiting
         loop.call_soon_threadsafe(_resolve, future, result, error)
 

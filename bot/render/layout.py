@@ -13,6 +13,8 @@ embeds and link previews see it all the same (docs/commands.md, "Readable for ev
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import discord
@@ -55,3 +57,29 @@ def layout(card: Card) -> ui.LayoutView:
     view = ui.LayoutView(timeout=None)
     view.add_item(container)
     return view
+
+
+@contextmanager
+def built(card: Card) -> Iterator[ui.LayoutView]:
+    """`layout(card)` for one send, taken apart once sent. discord.py links each item to its
+    view and parent both ways; left so, every message's objects wait for the cyclic collector,
+    whose pauses stop every command in flight (bench/README.md, "The tail"). Nothing reads a
+    view once it is sent: every button is a DynamicItem, dispatched from the message itself."""
+    view = layout(card)
+    try:
+        yield view
+    finally:
+        dismantle(view)
+
+
+def dismantle(view: ui.LayoutView) -> None:
+    """Let go of a sent view with discord.py's public calls: `stop` ends the 15 minutes
+    discord.py keeps a private message's view waiting for clicks in a task of its own (every
+    refusal's, though ours are dispatched from the message: bot/render/buttons.py); `clear_items`
+    breaks the cycles (a Section keeps its accessory: it has no public way to drop it)."""
+    view.stop()  # the bot adds no view of its own to discord.py's store: this removes nothing
+    items = list(view.walk_children())
+    view.clear_items()  # first: it unlinks every item below from the view
+    for item in items:
+        if isinstance(item, ui.Container | ui.Section | ui.ActionRow):
+            item.clear_items()

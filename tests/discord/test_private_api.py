@@ -50,6 +50,38 @@ async def test_a_command_done_is_freed_without_the_collector(harness: Harness) -
         gc.enable()
 
 
+def _count(kind: type) -> int:
+    return sum(1 for o in gc.get_objects() if isinstance(o, kind))
+
+
+async def test_a_refusal_and_a_sent_layout_are_freed_without_the_collector(
+    harness: Harness,
+) -> None:
+    """A refusal decided on SQLite's writer thread leaves no frames in a cycle (the job lets go
+    of its future: bot/db/hotpath.py's `_hand_back`), and a message's layout is taken apart once
+    sent (bot/render/layout.py's `built`): neither waits for the collector. Each fails without
+    its guard (checked by hand)."""
+    for name in ("Roryn", "Ash", "Bel", "Cor"):
+        await harness.add_character(name)
+    await harness.run(harness.owner, "damage", character="Roryn", amount=10)  # warm
+    await harness.run(harness.owner, "damage", character="Nobody", amount=1)
+    gc.collect()
+    gc.disable()
+    try:
+        before = {kind: _count(kind) for kind in (discord.Interaction, discord.ui.LayoutView)}
+        for name in ("Ash", "Bel", "Cor"):
+            refused = await harness.run(harness.owner, "damage", character="Nobody", amount=1)
+            assert refused.ephemeral
+            shown = await harness.run(harness.owner, "damage", character=name, amount=10)
+            assert shown.card.buttons  # a fall: its recovery roll and odds, in the layout
+        await harness.driver.idle()
+        del refused, shown
+        after = {kind: _count(kind) for kind in before}
+        assert after == before, "a command's objects outlived it: a cycle"
+    finally:
+        gc.enable()
+
+
 def test_forgetting_a_response_never_asked_for_is_harmless() -> None:
     class Bare:
         __slots__ = (RESPONSE_SLOT,)
