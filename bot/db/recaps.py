@@ -1,5 +1,5 @@
 """What `/recap` reads of the event log (U-1): the guild's own markers (the latest `day`, the
-latest `recap`) and a period's changes, as rules.recap's plain steps.
+latest `recap`, the recaps told so far) and a period's changes, as rules.recap's plain steps.
 
 A night can hold 10,000 events: only what the story needs is read. The database picks the few
 fields a `Snapshot` has out of each logged sheet (decoding 20,000 whole sheets in Python took a
@@ -16,12 +16,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Boolean, Integer, Select, Text, case, column, func, select, true
+from sqlalchemy import Boolean, Integer, Select, Text, case, column, func, or_, select, true
 
 from bot.db.codec import load_roll
 from bot.db.records import utc
 from bot.db.session import Session
-from bot.db.tables import events
+from bot.db.tables import characters, events
 from rules.models import Emotion
 from rules.recap import RECOVER, UNDO, Snapshot, Step
 from rules.rolls import NarateerRoll
@@ -48,6 +48,7 @@ class Marker:
     id: int
     created_at: datetime
     inputs: dict[str, Any]
+    user_id: int = 0  # who asked for it
 
 
 def snapshot(picked: Sequence[Any]) -> Snapshot | None:
@@ -128,37 +129,72 @@ def _steps(rows: Iterable[Sequence[Any]], *, postgres: bool) -> list[Step]:
     return steps
 
 
+def _marker(record: Any) -> Marker:
+    return Marker(record.id, utc(record.created_at), dict(record.inputs or {}), record.user_id)
+
+
 class RecapRepository(Session):
-    async def marker(self, command: str) -> Marker | None:
-        """The guild's latest own event of `command` (`day`, `recap`), or None."""
-        stmt = (
-            select(events.c.id, events.c.created_at, events.c.inputs)
+    def _markers(self, command: str) -> Select[Any]:
+        """The guild's own events (no character) of `command`, newest first."""
+        return (
+            select(events.c.id, events.c.created_at, events.c.inputs, events.c.user_id)
             .where(
                 events.c.guild_id == self.guild_id,
                 events.c.character_id.is_(None),
                 events.c.command == command,
             )
             .order_by(events.c.id.desc())
-            .limit(1)
         )
+
+    async def marker(self, command: str, *, before: int | None = None) -> Marker | None:
+        """The guild's latest own event of `command` (`day`, `recap`), or None; with `before`,
+        the latest older than that event (where an earlier recap's period began)."""
+        stmt = self._markers(command)
+        if before is not None:
+            stmt = stmt.where(events.c.id < before)
+        record = (await self.conn.execute(stmt.limit(1))).first()
+        return None if record is None else _marker(record)
+
+    async def markers(self, command: str, limit: int, *, before: int | None = None) -> list[Marker]:
+        """The guild's latest `limit` own events of `command`, newest first; with `before`,
+        those older than that event (the next page, stable while new ones arrive)."""
+        stmt = self._markers(command)
+        if before is not None:
+            stmt = stmt.where(events.c.id < before)
+        return [_marker(r) for r in (await self.conn.execute(stmt.limit(limit))).all()]
+
+    async def marker_by_id(self, command: str, event_id: int) -> Marker | None:
+        """The guild's own event of `command` with that id: None for any other (another
+        guild's, a character's, another command's; P-2)."""
+        stmt = self._markers(command).where(events.c.id == event_id)
         record = (await self.conn.execute(stmt)).first()
-        if record is None:
-            return None
-        return Marker(record.id, utc(record.created_at), dict(record.inputs or {}))
+        return None if record is None else _marker(record)
+
+    async def present(self, character_ids: Iterable[int]) -> set[int]:
+        """Which of these are the guild's characters now (the others were deleted)."""
+        wanted = set(character_ids)
+        if not wanted:
+            return set()
+        stmt = select(characters.c.id).where(
+            characters.c.guild_id == self.guild_id, characters.c.id.in_(wanted)
+        )
+        return set((await self.conn.execute(stmt)).scalars())
 
     async def recap_steps(
         self, after: int, through: int, since: datetime | None = None
     ) -> list[Step]:
         """The guild's changes to its characters with `after` < id ≤ `through` (and logged at
         `since` or later), oldest first, leaving out what the story leaves out (rules.recap:
-        bookkeeping, what was undone, the undos) before reading it."""
+        bookkeeping, what was undone, the undos) before reading it. Undone means undone by
+        `through`: an undo logged later is no part of this period, so a period read again
+        later (the campaign page's recap) tells what it told then."""
         stmt = (_postgres_query() if self.postgres else _sqlite_query()).where(
             events.c.guild_id == self.guild_id,
             events.c.id > after,
             events.c.id <= through,
             events.c.character_id.is_not(None),
             events.c.is_change.is_(True),
-            events.c.reverted_by.is_(None),
+            or_(events.c.reverted_by.is_(None), events.c.reverted_by > through),
             events.c.command != UNDO,
         )
         if since is not None:

@@ -3,7 +3,7 @@ cannot show), and a check with its whole sum (D-4)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from bot.render.common import count, escape, signed
@@ -42,6 +42,11 @@ class Faces:
 
         faces = {letter: mark(name) for letter, name in EMOJI_NAMES.items()}
         return cls(faces, mark(STRUCK_MISS_EMOJI_NAME))
+
+    @classmethod
+    def words(cls) -> Faces:
+        """Each face as its word (the campaign page's plain text: `Last Gasp: Crit survived`)."""
+        return cls(FACE_WORDS, "Miss rerolled to ")
 
     def face(self, letter: str) -> str:
         return self.faces[letter]
@@ -120,8 +125,10 @@ def escape_code(text: str) -> str:
     return text.replace("`", "'")
 
 
-def roll_label(roll: Roll) -> str:
-    label = roll.label.render(escape)
+def roll_label(roll: Roll, shown: Callable[[str], str] = escape) -> str:
+    """`Dying Last Gasp · advantage`; `shown`: how its values go in (escaped for Discord; the
+    campaign page's templates escape for HTML instead)."""
+    label = roll.label.render(shown)
     if isinstance(roll, NarateerRoll) and roll.rerolls:
         label += " · advantage"
     if roll.manual:

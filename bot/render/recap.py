@@ -1,10 +1,16 @@
 """`/recap`: the story of a period, public. A headline naming the highlight (its dice beside
 it), the period and its totals, then one entry per character, the most dramatic first (a long
 night is cut between entries, with "… and N more"), and the picture of every character's VIT.
+
+Its words are made once (`recap_words`), for the card and for the campaign page's recap
+(bot/web/recap_view.py), which differ only in how a name, a time and a die are written.
 """
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 
 import discord
@@ -33,8 +39,13 @@ from bot.render.reply import Reply
 from bot.services.recap import Told, Window
 from rules.models import State
 from rules.recap import Kind, Moment, Recap, Since, Snapshot, Story
+from rules.rolls import NarateerRoll
 
 LOGGED = "Logged: the next /recap starts here."
+LONGER_LOOK = (
+    "For a longer look: /recap since:day (the whole in-game day) or /recap hours:72 "
+    "(the last three days)."
+)
 FEW = 3  # Last Gasps and Breakdowns told one by one; more are counted
 
 _MARKS = {  # rules.recap.MARKED, as the picture draws each
@@ -56,23 +67,30 @@ def _when(stamp: datetime) -> str:
 # --- the period ------------------------------------------------------------------------------
 
 
-def _title(window: Window) -> str:
+def period_name(window: Window) -> str:
+    """The period in a few words, as the title and the campaign page's list of recaps name it:
+    `day 3`, `since the last recap`, `the last 6 hours`."""
     if window.since is Since.DAY:
-        return f"Recap · day {window.day}"
+        return f"day {window.day}"
     if window.since is Since.SESSION and not window.first:
-        return "Recap · since the last recap"
-    return f"Recap · {_hours(window.hours)}"
+        return "since the last recap"
+    return _hours(window.hours)
 
 
-def _period(window: Window) -> str:
-    """Where the story starts, as words that end a sentence (`since the last recap, …`)."""
+def _title(window: Window) -> str:
+    return f"Recap · {period_name(window)}"
+
+
+def _period(window: Window, when: Callable[[datetime], str]) -> str:
+    """Where the story starts, as words that end a sentence (`since the last recap, …`);
+    `when` writes its time."""
     if window.since is Since.DAY:
         if window.start is None:
             return f"since this server's first change (day {window.day})"
-        return f"since day {window.day} began, {_when(window.start)}"
+        return f"since day {window.day} began, {when(window.start)}"
     if window.since is Since.SESSION and not window.first:
         assert window.start is not None
-        return f"since the last recap, {_when(window.start)}"
+        return f"since the last recap, {when(window.start)}"
     if window.first:
         return f"in {_hours(window.hours)} (no recap before this one)"
     return f"in {_hours(window.hours)}"
@@ -190,8 +208,17 @@ def _happened(story: Story, faces: Faces) -> str:
     return " · ".join(parts)
 
 
-def _entry(story: Story, faces: Faces) -> str:
-    return f"{_name(story.last)} · {_where(story)}\n{_happened(story, faces)}"
+@dataclass(frozen=True)
+class Entry:
+    """One character's part: `where` its state and VIT went, what it went through."""
+
+    story: Story
+    where: str
+    happened: str
+
+
+def _entry(entry: Entry) -> str:
+    return f"{_name(entry.story.last)} · {entry.where}\n{entry.happened}"
 
 
 # --- the picture -----------------------------------------------------------------------------
@@ -218,6 +245,37 @@ def picture(recap: Recap, window: Window) -> bytes:
     return recap_chart_png(lines, recap.steps, title=_chart_title(window), left_out=left_out)
 
 
+def _listed(names: list[str]) -> str:
+    """`Roryn`, `Roryn and Sera`, `Roryn, Sera and Tam`."""
+    if len(names) < 2:
+        return "".join(names)
+    return f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+_MARK_NOUNS = (
+    (Kind.FALL, "fall", None),
+    (Kind.LAST_GASP_SURVIVED, "Last Gasp survived", "Last Gasps survived"),
+    (Kind.DEATH, "death", None),
+    (Kind.RETIREMENT, "retirement", None),
+)
+
+
+def chart_alt(recap: Recap, window: Window) -> str:
+    """The picture in words, for a reader who cannot see it (the campaign page's alt text):
+    whose VIT it draws over how many changes, and the moments marked on the lines."""
+    drawn = recap.stories[:LINES_LIMIT]
+    who = _listed([story.name for story in drawn])
+    left_out = len(recap.stories) - len(drawn)
+    if left_out:
+        who += f" ({left_out:,} more not drawn)"
+    text = f"Chart of {_chart_title(window)}, over {_count(recap.steps, 'change')}: {who}"
+    marked = Counter(moment.kind for story in drawn for moment in story.marks)
+    said = [_count(marked[k], noun, plural) for k, noun, plural in _MARK_NOUNS if marked[k]]
+    if said:
+        text += "; marked: " + ", ".join(said)
+    return text + "."
+
+
 # --- the reply -------------------------------------------------------------------------------
 
 
@@ -234,41 +292,84 @@ def _colour(moment: Moment | None) -> int:
     return STATE_COLOURS[moment.state_after]
 
 
+@dataclass(frozen=True)
+class RecapWords:
+    """`/recap` in words, the same in Discord and on the campaign page: the title, the headline
+    (the highlight, a quiet time, or no change at all), the highlight's dice, the period with
+    its changes (None: no change), the totals, where to look further (when nothing changed),
+    each character's entry, and the rules behind it, U-1 first."""
+
+    title: str
+    headline: str
+    roll: NarateerRoll | None
+    period: str | None
+    totals: str | None
+    tip: str | None
+    entries: tuple[Entry, ...]
+    rules: tuple[str, ...]
+
+
+def recap_words(
+    told: Told,
+    faces: Faces,
+    *,
+    shown: Callable[[str], str] = escape,
+    when: Callable[[datetime], str] = _when,
+) -> RecapWords:
+    """`shown`: how a name goes into the headline (escaped for Discord; the page's templates
+    escape for HTML instead); `when`: how a time is written (Discord's timestamp shows each
+    member's own time zone; the page writes UTC); `faces`: how a Last Gasp's die is written."""
+    recap, window = told.recap, told.window
+    title = _title(window)
+    if not recap.stories:
+        headline = f"No character changed {_period(window, when)}."
+        return RecapWords(title, headline, None, None, None, LONGER_LOOK, (), ("U-1",))
+    highlight = recap.highlight
+    changes = _count(recap.steps, "change")
+    if highlight is None:
+        headline = f"A quiet time: {changes}, and no fall, roll or Breakdown."
+    else:
+        headline = f"{_highlight_of(window)}: {highlight.sentence.render(shown)}"
+    characters = _count(len(recap.stories), "character")
+    period = f"{_capital(_period(window, when))}: {changes} to {characters}."
+    entries = tuple(Entry(s, _where(s), _happened(s, faces)) for s in recap.stories)
+    return RecapWords(
+        title=title,
+        headline=headline,
+        roll=highlight.roll if highlight is not None else None,
+        period=period,
+        totals=_totals(recap),
+        tip=None,
+        entries=entries,
+        rules=("U-1", *(highlight.rules if highlight else ())),
+    )
+
+
 def _small(told: Told, rules: tuple[str, ...]) -> str:
-    footer = rule_footer(("U-1", *rules), told.settings)
+    footer = rule_footer(rules, told.settings)
     return " · ".join(filter(None, [footer, LOGGED]))
 
 
 def recap_reply(told: Told, faces: Faces) -> Reply:
     recap, window = told.recap, told.window
-    title = _title(window)
-    if not recap.stories:
-        empty = (
-            f"**No character changed {_period(window)}.**",
-            "For a longer look: /recap since:day (the whole in-game day) or /recap hours:72 "
-            "(the last three days).",
-        )
-        return Reply(Card(colour=INFO_COLOUR, title=title, lines=empty, small=_small(told, ())))
-    highlight = recap.highlight
-    if highlight is None:
-        changes = _count(recap.steps, "change")
-        headline = f"**A quiet time: {changes}, and no fall, roll or Breakdown.**"
-    else:
-        headline = f"**{_highlight_of(window)}: {highlight.sentence.render(escape)}**"
+    words = recap_words(told, faces)
+    headline = f"**{words.headline}**"
+    small = _small(told, words.rules)
+    if words.period is None:  # no change: no entry, no picture
+        empty = (headline, LONGER_LOOK)
+        return Reply(Card(colour=INFO_COLOUR, title=words.title, lines=empty, small=small))
     lines = [headline]
-    if highlight is not None and highlight.roll is not None:
-        lines.append(f"{roll_label(highlight.roll)}: {narateer_text(highlight.roll, faces)}")
-    characters = _count(len(recap.stories), "character")
-    lines.append(f"{_capital(_period(window))}: {_count(recap.steps, 'change')} to {characters}.")
-    totals = _totals(recap)
-    if totals:
-        lines.append(totals)
+    if words.roll is not None:
+        lines.append(f"{roll_label(words.roll)}: {narateer_text(words.roll, faces)}")
+    lines.append(words.period)
+    if words.totals:
+        lines.append(words.totals)
     card = Card(
-        colour=_colour(highlight),
-        title=title,
+        colour=_colour(recap.highlight),
+        title=words.title,
         lines=tuple(lines),
-        groups=(Group(tuple(_entry(s, faces) for s in recap.stories), gap=True),),
+        groups=(Group(tuple(_entry(e) for e in words.entries), gap=True),),
         picture=RECAP_FILENAME,
-        small=_small(told, highlight.rules if highlight else ()),
+        small=small,
     )
     return Reply(card, files=[(RECAP_FILENAME, picture(recap, window))])

@@ -2,11 +2,12 @@
 link shows, each page in one read-only transaction of the link's guild.
 
 A link shows what its member may see in Discord, decided by the same rules: anyone in the
-guild reads every character's board line, sheet and odds (P-2: never another guild's); a
-character's history is its owner's and the GM's (P-4, as `/history`); a deleted character's
-history is the GM's. GM is decided now, with the guild's settings of the moment (P-1), from
-what the link says of the member. Every page first checks the link is of the member's current
-generation: `/web revoke` ends every earlier one.
+guild reads every character's board line, sheet and odds (P-2: never another guild's), and
+every recap told in it (`/recap` is public: anyone may ask); a character's history is its
+owner's and the GM's (P-4, as `/history`); a deleted character's history is the GM's. GM
+is decided now, with the guild's settings of the moment (P-1), from what the link says of the
+member. Every page first checks the link is of the member's current generation: `/web
+revoke` ends every earlier one.
 """
 
 from __future__ import annotations
@@ -21,12 +22,15 @@ from bot.services.base import check_permission, is_gm
 from bot.services.board import BoardView, board_view
 from bot.services.context import Caller, Permission
 from bot.services.play import SPIRAL_ROLLS, Odds
+from bot.services.recap import RECAP, Remembered, Told, remembered, retell
 from rules import odds
 from rules.errors import RuleError
 from rules.models import GuildSettings, Sheet
 
 CARDS_PER_PAGE = 60
 EVENTS_PER_PAGE = 50
+RECAPS_ON_CAMPAIGN = 10  # the latest; the older ones on the recaps' own pages
+RECAPS_PER_PAGE = 50
 
 
 class LinkEnded(Exception):
@@ -45,6 +49,8 @@ class Campaign:
     offset: int
     boards: list[Board]
     deleted: list[tuple[int, Sheet]]  # the GM's only: their history stays (U-2)
+    recaps: list[Remembered]  # the latest, newest first
+    more_recaps: bool  # there are older ones
 
 
 @dataclass(frozen=True)
@@ -104,7 +110,8 @@ async def campaign(db: Database, caller: Caller, generation: int, *, offset: int
         cards, total = await uow.characters_page(offset, CARDS_PER_PAGE)
         boards = sorted(await uow.guild_boards(), key=lambda board: board.channel_id)
         deleted = await uow.deleted() if gm else []
-    return Campaign(gm, cards, total, offset, boards, deleted)
+        recaps, more = await _recaps(uow, RECAPS_ON_CAMPAIGN)
+    return Campaign(gm, cards, total, offset, boards, deleted, recaps, more)
 
 
 def _may_read_history(gm: bool, sheet: Sheet, caller: Caller) -> bool:
@@ -186,3 +193,68 @@ def _odds(sheet: Sheet, settings: GuildSettings) -> Odds:
         next_roll=odds.recovery_odds(sheet, settings),
         spiral=odds.spiral(sheet, settings, rolls=SPIRAL_ROLLS),
     )
+
+
+# --- recaps ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Recaps:
+    gm: bool
+    recaps: list[Remembered]  # one page, newest first
+    older: bool  # there are older ones than this page's
+
+
+@dataclass(frozen=True)
+class RecapPage:
+    gm: bool
+    recap: Remembered
+    told: Told
+    openable: frozenset[int]  # the characters of the story whose page the member may open
+
+
+async def _recaps(
+    uow: UnitOfWork, limit: int, before: int | None = None
+) -> tuple[list[Remembered], bool]:
+    markers = await uow.markers(RECAP, limit + 1, before=before)
+    return [await remembered(uow, m) for m in markers[:limit]], len(markers) > limit
+
+
+async def recaps(
+    db: Database, caller: Caller, generation: int, *, before: int | None = None
+) -> Recaps:
+    """The guild's recaps, newest first, a page at a time (those older than `before`)."""
+    async with db.transaction(caller.guild_id, read_only=True) as uow:
+        _, gm = await _admit(uow, caller, generation)
+        found, older = await _recaps(uow, RECAPS_PER_PAGE, before)
+    return Recaps(gm, found, older)
+
+
+async def _remembered(uow: UnitOfWork, recap_id: int) -> Remembered:
+    """A recap of this guild (NotFound for any other id: another guild's, or not a recap)."""
+    marker = await uow.marker_by_id(RECAP, recap_id)
+    if marker is None:
+        raise NotFound()
+    return await remembered(uow, marker)
+
+
+async def recap_page(db: Database, caller: Caller, generation: int, recap_id: int) -> RecapPage:
+    """A recap told again as `/recap` told it (bot/services/recap.py `retell`): anyone of
+    the guild reads it (`/recap` is public, P-2); its characters' pages open as theirs do
+    (a deleted one's, the GM's)."""
+    async with db.transaction(caller.guild_id, read_only=True) as uow:
+        settings, gm = await _admit(uow, caller, generation)
+        recap = await _remembered(uow, recap_id)
+        told = await retell(uow, recap, settings)
+        ids = {story.character_id for story in told.recap.stories}
+        openable = await uow.present(ids)
+        if gm:
+            openable |= ids & {i for i, _ in await uow.deleted()}
+    return RecapPage(gm, recap, told, frozenset(openable))
+
+
+async def recap_story(db: Database, caller: Caller, generation: int, recap_id: int) -> Told:
+    """A recap of this guild told again (its picture); NotFound for any other id."""
+    async with db.transaction(caller.guild_id, read_only=True) as uow:
+        settings, _ = await _admit(uow, caller, generation)
+        return await retell(uow, await _remembered(uow, recap_id), settings)

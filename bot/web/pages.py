@@ -13,13 +13,17 @@ from aiohttp import web
 from bot.render.common import STATE_MARKS
 from bot.render.odds import chart_bars
 from bot.render.pictures import OddsBar, odds_chart_png
+from bot.render.recap import picture
+from bot.render.recap_chart import RECAP_FILENAME, RECAP_SIZE
 from bot.services import web as service
 from bot.services.board import BoardView
-from bot.web import view
+from bot.services.recap import Window
+from bot.web import recap_view, view
 from bot.web.guard import COOKIE, client_address, cookie_of, read_link, refusal_text
 from bot.web.links import Link
 from bot.web.live import Feed, Full
 from bot.web.site import MAX_PAGE, ROW_ID_MAX, SNOWFLAKE_MAX, PageError, Site, not_found
+from rules.recap import Recap
 
 log = logging.getLogger("lastgasp.web")
 
@@ -42,12 +46,12 @@ def _page_number(request: web.Request) -> int:
     return int(text)
 
 
-def _before(request: web.Request) -> int | None:
+def _before(request: web.Request, of: str = "an event of this history") -> int | None:
     text = request.query.get("before")
     if text is None:
         return None
     if not text.isdigit() or not 0 < int(text) <= ROW_ID_MAX:
-        raise PageError(400, "Not a page", "before is the number of an event of this history.")
+        raise PageError(400, "Not a page", f"before is the number of {of}.")
     return int(text)
 
 
@@ -65,6 +69,13 @@ def _chart(bars: tuple[OddsBar, ...]) -> bytes:
     return odds_chart_png(bars, title=f"The next {len(bars)} rolls")
 
 
+@lru_cache(maxsize=32)
+def _recap_chart(recap: Recap, window: Window) -> bytes:
+    """The picture of `/recap` (bot/render/recap.py): the same story draws the same picture,
+    once (a recap is told again the same each time: bot/services/recap.py `retell`)."""
+    return picture(recap, window)
+
+
 class Pages:
     def __init__(self, site: Site) -> None:
         self.site = site
@@ -79,6 +90,11 @@ class Pages:
             web.get(f"/servers/{guild}/characters/{{character:\\d{{1,20}}}}", self.character),
             web.get(f"/servers/{guild}/characters/{{character:\\d{{1,20}}}}/odds.png", self.odds),
             web.get(f"/servers/{guild}/boards/{{channel:\\d{{1,20}}}}", self.board),
+            web.get(f"/servers/{guild}/recaps", self.recaps),
+            web.get(f"/servers/{guild}/recaps/{{recap:\\d{{1,20}}}}", self.recap),
+            web.get(
+                f"/servers/{guild}/recaps/{{recap:\\d{{1,20}}}}/{RECAP_FILENAME}", self.recap_chart
+            ),
             web.get(f"/servers/{guild}/boards/{{channel:\\d{{1,20}}}}/live", self.live),
         ]
 
@@ -142,6 +158,7 @@ class Pages:
             for number, b in enumerate(found.boards, 1)
         ]
         deleted = [{"id": i, "name": sheet.name} for i, sheet in found.deleted]
+        recaps = recap_view.items(found.recaps, viewer=link.user_id, now=site.clock())
         return site.page(
             "campaign.html",
             **site.context(
@@ -153,6 +170,8 @@ class Pages:
                 pages=pages,
                 boards=boards,
                 deleted=deleted,
+                recaps=recaps,
+                older_recaps=recaps[-1].id if found.more_recaps else None,
             ),
         )
 
@@ -225,6 +244,58 @@ class Pages:
                 now=view.stamp(site.clock()),
             ),
         )
+
+    async def recaps(self, request: web.Request) -> web.Response:
+        """Every recap of the server, newest first, 50 a page (older than `before`)."""
+        site = self.site
+        link = self._link(request)
+        before = _before(request, "a recap of this server")
+        async with site.reading() as db:
+            found = await service.recaps(db, link.caller, link.generation, before=before)
+        recaps = recap_view.items(found.recaps, viewer=link.user_id, now=site.clock())
+        return site.page(
+            "recaps.html",
+            **site.context(
+                link,
+                found.gm,
+                recaps=recaps,
+                before=before,
+                older_recaps=recaps[-1].id if found.older else None,
+            ),
+        )
+
+    async def recap(self, request: web.Request) -> web.Response:
+        """A recap, told again as `/recap` told it in Discord; viewing it logs nothing."""
+        site = self.site
+        link = self._link(request)
+        recap_id = _id(request, "recap", ROW_ID_MAX)
+        async with site.reading() as db:
+            found = await service.recap_page(db, link.caller, link.generation, recap_id)
+        shown = recap_view.recap(found, viewer=link.user_id, now=site.clock(), root=site.root)
+        width, height = RECAP_SIZE
+        return site.page(
+            "recap.html",
+            **site.context(
+                link,
+                found.gm,
+                recap=shown,
+                chart_url=f"{site.root}servers/{link.guild_id}/recaps/{recap_id}/{RECAP_FILENAME}",
+                chart_width=width,
+                chart_height=height,
+            ),
+        )
+
+    async def recap_chart(self, request: web.Request) -> web.Response:
+        site = self.site
+        link = self._link(request)
+        recap_id = _id(request, "recap", ROW_ID_MAX)
+        async with site.reading() as db:
+            told = await service.recap_story(db, link.caller, link.generation, recap_id)
+        if not told.recap.stories:  # nothing changed: no picture, as in Discord
+            raise not_found()
+        # Drawn off the event loop: the commands' replies wait on it otherwise.
+        png = await asyncio.to_thread(_recap_chart, told.recap, told.window)
+        return web.Response(body=png, content_type="image/png")
 
     # --- the live board -----------------------------------------------------------------
 

@@ -90,6 +90,7 @@ class Site:
                 campaign_url=base,
                 characters_url=f"{base}characters/",
                 boards_url=f"{base}boards/",
+                recaps_url=f"{base}recaps",
                 guild_name=link.guild_name,
                 member_name=link.member_name,
             )

@@ -26,7 +26,7 @@ from bot.render.common import (
     stamina,
     vit,
 )
-from bot.render.dice import sum_text, tally
+from bot.render.dice import FACE_WORDS, roll_label, sum_text, tally
 from bot.render.odds import odds_words
 from bot.services.board import BoardView
 from bot.services.play import Odds
@@ -37,7 +37,6 @@ from rules.models import Emotion, Sheet, State
 from rules.outcome import bookkeeping, diff
 from rules.rolls import CRIT, HIT, MISS, NarateerRoll, NumericRoll, Roll
 
-FACE_WORDS = {MISS: "Miss", HIT: "Hit", CRIT: "Crit"}
 # The die pictures the emoji are drawn from (bot/render/pictures.py), served by the page.
 DIE_FILES = {MISS: "miss.png", HIT: "hit.png", CRIT: "crit.png"}
 STRUCK_FILE = "miss-rerolled.png"
@@ -238,7 +237,7 @@ _UNCHANGED = {
 }
 
 
-def _by(user_id: int, viewer: int, owner: int) -> str:
+def by_whom(user_id: int, viewer: int, owner: int | None = None) -> str:
     """Who did it, in the words the page can know: it sees no member's name."""
     if user_id == 0:
         return "the bot's upgrade"
@@ -301,11 +300,7 @@ def _numeric(roll: NumericRoll) -> Markup:
 
 
 def roll_view(roll: Roll, root: str) -> RollView:
-    label = roll.label.render(str)  # its values as typed: the template escapes the whole
-    if isinstance(roll, NarateerRoll) and roll.rerolls:
-        label += " · advantage"
-    if roll.manual:
-        label += " · entered by hand"
+    label = roll_label(roll, shown=str)  # its values as typed: the template escapes the whole
     shown = _narateer(roll, root) if isinstance(roll, NarateerRoll) else _numeric(roll)
     return RollView(label, shown)
 
@@ -328,7 +323,7 @@ def event(event: Event, *, viewer: int, owner: int, now: datetime, root: str) ->
         command=f"/{event.command}",
         undone=event.reverted,
         bookkeeping=not event.is_change,
-        by=_by(event.user_id, viewer, owner),
+        by=by_whom(event.user_id, viewer, owner),
         at=event.created_at,
         iso=event.created_at.isoformat(),
         stamp=stamp(event.created_at),

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import io
 import re
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pytest
 from PIL import Image
@@ -111,7 +111,17 @@ async def test_U_2_the_recap_is_logged_as_the_guilds_bookkeeping(harness):
     [logged] = await harness.events("recap")
     assert logged.character_id is None and not logged.is_change  # never in /history or /undo
     assert logged.user_id == harness.player.user_id
-    assert logged.inputs == {"since": "session", "hours": 24, "through": before, "read": 6}
+    start = datetime.fromisoformat(logged.inputs.pop("start"))
+    # Its whole period, to be told again exactly (the campaign page's recap)
+    assert logged.inputs == {
+        "since": "session",
+        "hours": 24,
+        "after": 0,
+        "through": before,
+        "read": 6,
+    }
+    told_at = logged.created_at - timedelta(hours=24)
+    assert told_at - timedelta(seconds=5) < start <= told_at
 
 
 async def test_R_2_a_wake_up_on_several_crits_shows_its_dice(harness):

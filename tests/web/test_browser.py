@@ -66,8 +66,8 @@ BRANN = "<b>Brann</b> & [x](https://e.co)"  # a hostile name, shown as typed
 
 async def _table(site: Site) -> dict[str, int]:
     """A table in play: characters in every state, a combat with its board, a history with
-    dice (an advantage reroll among them), one down with odds, a hostile name; the character
-    ids by name."""
+    dice (an advantage reroll among them), one down with odds, a hostile name, a recap of it
+    all; the character ids by name."""
     h = site.h
     await h.add_character("Roryn", vit=2, stress=1, logged=True)
     await h.add_character("Kestrel", vit=-1, logged=True)  # Critical: its odds
@@ -81,6 +81,7 @@ async def _table(site: Site) -> dict[str, int]:
     await h.run(h.gm, "recover", character="Roryn")
     await h.run(h.owner, "turn", character="Roryn")  # bookkeeping (U-2)
     await h.run(h.gm, "board start")
+    await h.run(h.player, "recap")  # Roryn wakes on 2 Crits: the highlight, with its dice
     names = ["Roryn", "Kestrel", "Sera", "Old Tam", BRANN]
     return {name: (await h.row(name)).id for name in names}
 
@@ -167,6 +168,30 @@ async def test_the_history_shows_the_dice_and_the_odds_chart(browser: Any, site:
         await context.close()
 
 
+async def test_a_player_opens_a_recap_from_the_campaign(browser: Any, site: Site) -> None:
+    ids = await _table(site)
+    context, page, watch = await _open(browser, 390, "light")
+    try:
+        await page.goto(await site.link(site.h.player))
+        recaps = page.locator("section", has=page.locator("#recaps"))
+        await recaps.get_by_role("link", name="The last 24 hours").click()
+        heading = await page.get_by_role("heading", level=1).inner_text()
+        assert heading == "Recap · the last 24 hours"
+        story = await page.inner_text(".recap-story")
+        assert "The session's highlight: Roryn wakes up on 2 Crits, at VIT 2." in story
+        dice = page.locator(".recap-story img.die")
+        alts = await dice.evaluate_all("imgs => imgs.map(i => i.alt)")
+        assert alts == ["Miss rerolled", "Crit", "Crit"]  # as its history shows them (D-3)
+        chart = page.locator(".chart img")
+        assert await chart.evaluate("img => img.complete && img.naturalWidth") == 1000
+        assert (await chart.get_attribute("alt") or "").startswith("Chart of VIT")
+        await page.get_by_role("link", name=BRANN).click()  # a character of the story
+        assert page.url.endswith(f"/characters/{ids[BRANN]}")
+        assert watch.broken == []
+    finally:
+        await context.close()
+
+
 async def test_the_live_board_shows_a_damage_within_3_s(browser: Any, site: Site) -> None:
     await _table(site)
     h = site.h
@@ -199,8 +224,14 @@ async def test_the_page_reads_without_javascript(browser: Any, site: Site) -> No
         await page.goto(page.url + f"boards/{h.guild.channel_id}")
         assert "Round 1" in await page.inner_text("#board-body")
         assert "reload the page" in await page.inner_text("#live-status")
-        await page.goto(page.url.split("/boards/")[0] + f"/characters/{ids['Old Tam']}")
+        server = page.url.split("/boards/")[0]
+        await page.goto(server + f"/characters/{ids['Old Tam']}")
         assert "Dead" in await page.inner_text("main")
+        await page.goto(server + "/")
+        await page.get_by_role("link", name="The last 24 hours").click()  # the Recaps section
+        assert "Roryn wakes up on 2 Crits" in await page.inner_text(".recap-story")
+        chart = page.locator(".chart img")
+        assert await chart.evaluate("img => img.complete && img.naturalWidth") == 1000
     finally:
         await context.close()
 
@@ -224,6 +255,7 @@ async def test_every_page_on_a_phone_and_a_desktop_light_and_dark(browser: Any, 
     ids = await _table(site)
     h = site.h
     SHOTS.mkdir(parents=True, exist_ok=True)
+    [recap] = await h.events("recap")
     link = await site.link(h.gm)
     serious: list[str] = []
     for theme in THEMES:
@@ -238,6 +270,8 @@ async def test_every_page_on_a_phone_and_a_desktop_light_and_dark(browser: Any, 
                     "hostile": f"{server}characters/{ids[BRANN]}",
                     "odds": f"{server}characters/{ids['Kestrel']}",
                     "board": f"{server}boards/{h.guild.channel_id}",
+                    "recap": f"{server}recaps/{recap.id}",
+                    "recaps": f"{server}recaps",
                     "refused": f"{site.base}login/not-a-link",
                     "missing": f"{server}characters/99999",
                     "home": site.base,

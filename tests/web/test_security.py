@@ -6,7 +6,8 @@ case of one guard, and fails without it:
   the page: bot/web/guard.py `read_link`): 403, a page that says to ask `/web` again, and
   nothing of any server;
 - no id in a URL reaches another server's data (every read scoped to the link's guild:
-  bot/db, and a board only of a channel of this guild: services/web.py `board`);
+  bot/db, and a board only of a channel of this guild: services/web.py `board`; a recap only
+  of this guild's recaps: bot/db/recaps.py `marker_by_id`);
 - hostile names render literally (Jinja2's autoescape: bot/web/app.py `templates`);
 - every request is bounded: per address (guard.py RateGuard), live connections (live.py), page
   sizes (services/web.py);
@@ -201,6 +202,47 @@ async def test_no_id_in_a_url_reaches_another_server(any_site: Site) -> None:
     assert (await theirs.get(f"boards/{h.other_guild.channel_id}")).status == 200
 
 
+async def test_a_recap_of_another_server_is_not_found(any_site: Site) -> None:
+    """Recaps are the whole table's (anyone of the server may run /recap), so any link of the
+    server opens them: but an id of another server's recap is "not found", the same page as
+    any id this server does not have, and so is an event of this server that is no recap."""
+    site = any_site
+    h = site.h
+    await h.add_character("Roryn", vit=2, logged=True)
+    await h.add_character("Ash", owner=h.outsider, guild=h.other_guild, vit=2)
+    await h.run(h.outsider, "damage", character="Ash", amount=2)
+    await h.run(h.outsider, "recap")
+    [theirs] = await h.events("recap", guild=h.other_guild)
+    await h.run(h.owner, "damage", character="Roryn", amount=1)
+    await h.run(h.player, "recap")
+    [ours] = await h.events("recap")
+    [created] = await h.events("character create")  # an event of ours, no recap
+    page = await site.open(h.player)  # a player: recaps need no GM
+    assert (await page.get(f"recaps/{ours.id}")).status == 200
+    assert (await page.get(f"recaps/{ours.id}/recap.png")).status == 200
+    nowhere = await page.get(f"characters/{2**40}")
+    assert nowhere.status == 404
+    for path in (
+        f"recaps/{theirs.id}",
+        f"recaps/{theirs.id}/recap.png",
+        f"recaps/{created.id}",
+        f"recaps/{created.id}/recap.png",
+        f"recaps/{2**40}",
+        "recaps/0",
+    ):
+        found = await page.get(path)
+        assert found.status == 404, (path, found.status)
+        assert found.text == nowhere.text, path  # the same "not found" as any other id
+        assert "Ash" not in found.text and "Elsewhere" not in found.text
+    listed = parse((await page.get("recaps")).text).text
+    assert f"recaps/{theirs.id}" not in (await page.get("recaps")).text
+    assert "Ash" not in listed
+    # …and the other server reads its own
+    other = await site.open(h.outsider)
+    assert "Ash" in parse((await other.get(f"recaps/{theirs.id}")).text).text
+    assert (await other.get(f"recaps/{ours.id}")).status == 404
+
+
 # --- hostile names ----------------------------------------------------------------------------
 
 HTML_NAMES = [
@@ -223,7 +265,10 @@ async def test_hostile_names_render_literally(site: Site) -> None:
     first = names[0]
     await h.run(h.owner, "spend", character=first, amount=1, reason=HTML_NAMES[1])
     await h.run(h.owner, "react", character=first, what=TEXTS[0])
+    await h.run(h.owner, "damage", character=first, amount=10)  # a fall: the recap's highlight
     await h.run(h.gm, "board start")
+    await h.run(h.player, "recap")
+    [recap] = await h.events("recap")
     eve = h.member('<b>Eve</b> & "Co"')
     page = await site.open(eve)
     pages = [
@@ -233,10 +278,12 @@ async def test_hostile_names_render_literally(site: Site) -> None:
     ]
     owner_page = await site.open(h.owner)
     pages.append(await owner_page.get(f"characters/{ids[first]}"))  # with its history
+    pages.append(await page.get(f"recaps/{recap.id}"))  # every character, in the story
     for found in pages:
         assert found.status == 200, found.text
         parsed = parse(found.text)
-        shown = names if found in (pages[0], pages[2]) else [first]  # a list, or one sheet
+        lists = (pages[0], pages[2], pages[4])
+        shown = names if found in lists else [first]  # a list, or one sheet
         for name in shown:
             assert any(name in text for text in parsed.texts), name
         for element in parsed.elements:
@@ -248,6 +295,10 @@ async def test_hostile_names_render_literally(site: Site) -> None:
             assert raw not in found.text, raw
     assert "<b>Eve</b> &amp; &#34;Co&#34;" not in page.text
     assert "&lt;b&gt;Eve&lt;/b&gt;" in page.text
+    told = parse(pages[4].text).text
+    assert f"The session's highlight: {first} falls: Up → Unconscious at VIT 0." in told
+    [chart] = [e for e in parse(pages[4].text).all("img") if "recap.png" in str(e.attrs["src"])]
+    assert names[0] in str(chart.attrs["alt"])  # the alt text names them, as typed
     history = parse(pages[3].text).text
     assert f"for “{HTML_NAMES[1]}”" in history and f"for “{TEXTS[0]}”" in history
 
@@ -343,6 +394,8 @@ async def test_nothing_on_the_page_writes(any_site: Site) -> None:
     h = site.h
     await h.add_character("Roryn", vit=-1, logged=True)
     await h.run(h.gm, "board start")
+    await h.run(h.player, "recap")
+    [recap] = await h.events("recap")
     row = await h.row("Roryn")
     link = await site.link(h.gm)
     before = await h.snapshot()
@@ -353,6 +406,9 @@ async def test_nothing_on_the_page_writes(any_site: Site) -> None:
         f"characters/{row.id}?all=1",
         f"characters/{row.id}/odds.png",
         f"boards/{h.guild.channel_id}",
+        "recaps",
+        f"recaps/{recap.id}",  # viewing a recap logs no recap: the next /recap is unmoved
+        f"recaps/{recap.id}/recap.png",
     ]
     for path in paths:
         assert (await page.get(path)).status == 200, path
@@ -372,6 +428,8 @@ async def test_every_answer_carries_the_policy(site: Site) -> None:
     h = site.h
     await h.add_character("Roryn", vit=-1, logged=True)
     await h.run(h.gm, "board start")
+    await h.run(h.player, "recap")
+    [recap] = await h.events("recap")
     row = await h.row("Roryn")
     client = site.client()
     async with client.session.get(await site.link(h.gm), allow_redirects=False) as login:
@@ -388,6 +446,9 @@ async def test_every_answer_carries_the_policy(site: Site) -> None:
         "character": await client.get(f"{base}characters/{row.id}"),
         "board": await client.get(f"{base}boards/{h.guild.channel_id}"),
         "odds": await client.get(f"{base}characters/{row.id}/odds.png"),
+        "recaps": await client.get(f"{base}recaps"),
+        "recap": await client.get(f"{base}recaps/{recap.id}"),
+        "recap chart": await client.get(f"{base}recaps/{recap.id}/recap.png"),
         "404": await client.get(f"{base}nowhere"),
         "403": await site.client().get(base),
         "home": await client.get(site.base),
