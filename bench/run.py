@@ -38,6 +38,7 @@ if str(ROOT) not in sys.path:  # `python bench/run.py` puts bench/, not the repo
 from bench import baseline  # noqa: E402
 from bench.baseline import Baseline, open_baseline  # noqa: E402
 from bench.breakdown import NOOP, breakdown, noop_command  # noqa: E402
+from bench.hop import thread_hop_us  # noqa: E402
 from bench.load import BotLoad, mix  # noqa: E402
 from bench.stats import Figures, Paired, poisson_arrivals, round_down, round_up  # noqa: E402
 from bench.world import (  # noqa: E402
@@ -103,6 +104,7 @@ class Backend:
     open_base: list[Figures] = field(default_factory=list)
     boards_on: list[Figures] = field(default_factory=list)
     boards_off: list[Figures] = field(default_factory=list)
+    hops_us: list[float] = field(default_factory=list)  # the machine's thread hop, each round
 
     # Each figure: the median of its paired slices (bench/stats.py), with their spread.
 
@@ -382,6 +384,7 @@ class Slices:
         plan, c = self.plan, self.plan.concurrency
         print(f"{self.name}: C={c}, {plan.rounds} rounds: baseline, bot, bot at {plan.large:,}")
         for r in range(plan.rounds):
+            self.found.hops_us.append(await thread_hop_us())  # the machine, as this round finds it
             s = self.seeds()  # the bot's two sizes get the same commands
             # The bot at the small size in the middle: next to the baseline (the throughput and
             # the p99) and next to itself at the large size (the scale), in either order.
@@ -762,6 +765,12 @@ def report(backends: list[Backend]) -> list[str]:
         boards = found.boards()
         if boards is not None:
             lines.append(f"  {'boards':<15} {boards.describe()}")
+        if found.hops_us:
+            hops = sorted(found.hops_us)
+            lines.append(
+                f"  {'thread hop':<15} median {statistics.median(hops):.0f} µs  "
+                f"all {hops[0]:.0f}–{hops[-1]:.0f} µs  (the machine's, before each C = 50 round)"
+            )
     return lines
 
 

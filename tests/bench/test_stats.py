@@ -10,7 +10,8 @@ import time
 
 import pytest
 
-from bench.run import Backend, summary, verdict
+from bench.hop import thread_hop_us
+from bench.run import Backend, report, summary, verdict
 from bench.stats import (
     Figures,
     Paired,
@@ -222,6 +223,25 @@ def test_summary_takes_the_worse_database_and_rounds_away_from_the_targets() -> 
 def test_summary_says_skipped_for_a_database_not_measured() -> None:
     line = summary([_backend("sqlite", 700)])
     assert line.startswith("bot/baseline sqlite=0.70 postgresql=skipped limit=")
+
+
+def test_the_report_names_the_machine_s_thread_hop_of_each_round() -> None:
+    found = _backend("sqlite", 700)
+    found.hops_us.extend([110.4, 24.6, 52.0])
+    hop_line = report([found])[-1]
+    assert hop_line.split() == [
+        *("thread", "hop", "median", "52", "µs", "all", "25–110", "µs"),
+        *("(the", "machine's,", "before", "each", "C", "=", "50", "round)"),
+    ]
+    assert not any("thread hop" in line for line in report([_backend("sqlite", 700)]))
+
+
+async def test_a_thread_hop_is_a_round_trip_through_a_waiting_thread() -> None:
+    """Timed, not asserted on its value (the machine's): it comes back, and no thread is left."""
+    import threading
+
+    assert await thread_hop_us(hops=20) > 0
+    assert not [t for t in threading.enumerate() if t.name == "bench-hop"]
 
 
 def test_verdicts_compare_with_the_issue_targets() -> None:

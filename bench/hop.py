@@ -1,0 +1,44 @@
+"""The machine's thread hop: one round trip from the event loop to a waiting thread and back,
+as aiosqlite makes for every statement (the raw SQLite baseline makes seven a command, the bot
+one a write). Its cost is the machine's, not the code's: on a 2-core VM it was 25 µs while the
+other core was busy and several times that while it idled (a halted virtual CPU is slow to
+wake), and the SQLite baseline's rate follows it. Printed with every run, so that a ratio that
+moved between runs says whether the machine moved it."""
+
+from __future__ import annotations
+
+import asyncio
+import queue
+import statistics
+import threading
+import time
+
+HOPS = 200  # about 5–40 ms: short enough to take before every round
+
+
+Jobs = queue.SimpleQueue[asyncio.Future[None] | None]  # None: stop
+
+
+def _echo(jobs: Jobs, loop: asyncio.AbstractEventLoop) -> None:
+    while (future := jobs.get()) is not None:
+        loop.call_soon_threadsafe(future.set_result, None)
+
+
+async def thread_hop_us(hops: int = HOPS) -> float:
+    """The median of `hops` round trips to a thread that waits on a queue, in µs."""
+    loop = asyncio.get_running_loop()
+    jobs: Jobs = queue.SimpleQueue()
+    thread = threading.Thread(target=_echo, args=(jobs, loop), name="bench-hop", daemon=True)
+    thread.start()
+    times = []
+    try:
+        for _ in range(hops):
+            future = loop.create_future()
+            started = time.perf_counter()
+            jobs.put(future)
+            await future
+            times.append(time.perf_counter() - started)
+    finally:
+        jobs.put(None)
+        thread.join()
+    return 1e6 * statistics.median(times)
