@@ -327,7 +327,8 @@ def recap_words(
     highlight = recap.highlight
     changes = _count(recap.steps, "change")
     if highlight is None:
-        headline = f"A quiet time: {changes}, and no fall, roll or Breakdown."
+        # Only what no moment means: a recovery roll that left its character down is no moment.
+        headline = f"A quiet time: {changes}; nobody fell, woke up, broke down or died."
     else:
         headline = f"{_highlight_of(window)}: {highlight.sentence.render(shown)}"
     characters = _count(len(recap.stories), "character")

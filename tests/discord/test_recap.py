@@ -149,11 +149,28 @@ async def test_E_1_a_breakdown_is_the_highlight_of_a_night_without_a_fall(harnes
     assert result.card.small == "Rules: U-1 · E-1 · Logged: the next /recap starts here."
 
 
+async def test_a_quiet_night_with_a_roll_never_says_there_was_none(harness):
+    """A recovery roll that leaves its character down is no moment: the headline says nobody
+    fell or woke, and the totals count the roll."""
+    await harness.add_character("Roryn", vit=0, res=3)
+    await harness.start_combat(["Roryn"])
+    harness.script("M M M")
+    await harness.run(harness.owner, "recover", character="Roryn")
+    result = await harness.run(harness.owner, "recap")
+    headline = result.card.lines[0]
+    assert headline == "**A quiet time: 1 change; nobody fell, woke up, broke down or died.**"
+    assert "roll" not in headline
+    assert any("1 recovery roll" in line for line in result.card.lines)
+
+
 async def test_a_quiet_night_says_so_and_an_empty_one_too(harness):
     await harness.add_character("Roryn")
     await harness.run(harness.owner, "spend", character="Roryn", amount=1, reason="a spell")
     quiet = await harness.run(harness.owner, "recap")
-    assert quiet.card.lines[0] == "**A quiet time: 1 change, and no fall, roll or Breakdown.**"
+    assert (
+        quiet.card.lines[0]
+        == "**A quiet time: 1 change; nobody fell, woke up, broke down or died.**"
+    )
     assert quiet.card.colour == INFO_COLOUR
     empty = await harness.run(harness.owner, "recap")
     assert not empty.ephemeral and not empty.reply.files and empty.card.pictures == ()
@@ -277,7 +294,8 @@ async def test_U_3_what_was_undone_is_not_part_of_the_story(harness):
     result = await harness.run(harness.owner, "recap")
     assert falls_told(result) == ["Sera"]
     assert "1 change to 1 character" in result.card.lines[1]
-    assert "fell" not in result.card.body
+    assert result.card.lines[0].startswith("**A quiet time")  # the undone fall is no highlight
+    assert "Roryn" not in result.card.body
 
 
 async def test_P_2_a_guild_sees_only_its_own_story(harness):
