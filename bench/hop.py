@@ -8,12 +8,20 @@ moved between runs says whether the machine moved it."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 import queue
 import statistics
+import subprocess
+import sys
 import threading
 import time
+from collections.abc import Iterator
 
 HOPS = 200  # about 5–40 ms: short enough to take before every round
+# A core that would idle runs this instead: never halted, it wakes a thread at once. SCHED_IDLE
+# runs only when no other thread of the machine wants that core, and yields to one at once.
+_SPIN = "import os\nos.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))\nwhile True: pass"
 
 
 Jobs = queue.SimpleQueue[asyncio.Future[None] | None]  # None: stop
@@ -42,3 +50,20 @@ async def thread_hop_us(hops: int = HOPS) -> float:
         jobs.put(None)
         thread.join()
     return 1e6 * statistics.median(times)
+
+
+@contextlib.contextmanager
+def awake(on: bool = True) -> Iterator[list[int]]:
+    """While the block runs, no core of the machine idles (the default; `--let-idle` not): one
+    SCHED_IDLE spinner a core. Yields their process ids."""
+    if not on:
+        yield []
+        return
+    cores = os.cpu_count() or 1
+    spinners = [subprocess.Popen([sys.executable, "-c", _SPIN]) for _ in range(cores)]
+    try:
+        yield [spinner.pid for spinner in spinners]
+    finally:
+        for spinner in spinners:
+            spinner.kill()
+            spinner.wait()

@@ -38,7 +38,7 @@ if str(ROOT) not in sys.path:  # `python bench/run.py` puts bench/, not the repo
 from bench import baseline  # noqa: E402
 from bench.baseline import Baseline, open_baseline  # noqa: E402
 from bench.breakdown import NOOP, breakdown, noop_command  # noqa: E402
-from bench.hop import thread_hop_us  # noqa: E402
+from bench.hop import awake, thread_hop_us  # noqa: E402
 from bench.load import BotLoad, mix  # noqa: E402
 from bench.stats import Figures, Paired, poisson_arrivals, round_down, round_up  # noqa: E402
 from bench.world import (  # noqa: E402
@@ -86,6 +86,7 @@ class Plan:
     breakdown: bool = False
     boards: bool = False
     profile: str | None = None
+    awake: bool = True  # every core kept awake while measuring (bench/hop.py)
 
 
 @dataclass
@@ -201,6 +202,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="also pair runs with and without a status board in every guild's channel",
     )
     parser.add_argument(
+        "--let-idle",
+        action="store_true",
+        help="let idle cores halt (by default a spinner that runs only when nothing else would, "
+        "SCHED_IDLE, keeps each awake, so that a thread hop costs the same whatever else the "
+        "machine does: bench/README.md)",
+    )
+    parser.add_argument(
         "--profile",
         metavar="FILE",
         help="cProfile the first database's C = 50 bot slices; print the top functions, save "
@@ -230,6 +238,7 @@ def make_plan(args: argparse.Namespace) -> Plan:
         detail=args.detail,
         breakdown=args.breakdown,
         boards=args.boards,
+        awake=not args.let_idle,
         profile=args.profile,
     )
 
@@ -816,7 +825,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"machine: {machine()}")
     print(f"started {started:%Y-%m-%d %H:%M} UTC")
     extra = measure_startup(plan.startup_guilds) if plan.startup_guilds else []
-    backends, more = loop.run(run(plan))  # the bot's own event loop, baseline and bot alike
+    with awake(plan.awake):
+        backends, more = loop.run(run(plan))  # the bot's own event loop, baseline and bot alike
     print(f"machine after: {machine()}")
     print(f"ended {datetime.now(UTC):%H:%M} UTC ({(datetime.now(UTC) - started).seconds} s)")
     for line in [*extra, *more, *report(backends)]:

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from bench.hop import thread_hop_us
+from bench.hop import awake, thread_hop_us
 from bench.run import Backend, report, summary, verdict
 from bench.stats import (
     Figures,
@@ -242,6 +242,24 @@ async def test_a_thread_hop_is_a_round_trip_through_a_waiting_thread() -> None:
 
     assert await thread_hop_us(hops=20) > 0
     assert not [t for t in threading.enumerate() if t.name == "bench-hop"]
+
+
+def test_awake_spins_one_idle_class_process_a_core_and_stops_them() -> None:
+    import os
+
+    with awake() as pids:
+        assert len(pids) == (os.cpu_count() or 1)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:  # each sets its own class as it starts
+            if all(os.sched_getscheduler(pid) == os.SCHED_IDLE for pid in pids):
+                break
+            time.sleep(0.01)
+        assert all(os.sched_getscheduler(pid) == os.SCHED_IDLE for pid in pids)
+    for pid in pids:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+    with awake(on=False) as none:
+        assert none == []
 
 
 def test_verdicts_compare_with_the_issue_targets() -> None:
