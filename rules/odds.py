@@ -201,12 +201,17 @@ def spiral(
     down: dict[tuple[int, bool], Fraction] = {(sheet.vit, advantage): Fraction(1)}
     ended = {State.UP: Fraction(0), State.DEAD: Fraction(0), State.RETIRED: Fraction(0)}
     steps: list[SpiralStep] = []
+    # The chain visits the same states roll after roll: each one's roll is worked out once.
+    rolled: dict[tuple[int, bool], tuple[list[RecoveryOutcome], bool]] = {}
     for roll in range(1, rolls + 1):
         after: dict[tuple[int, bool], Fraction] = {}
         for (vit, pending), weight in down.items():
-            current = sheet.update(vit=vit)
-            still = pending and not advantage_applies(pending, current.state, settings)
-            for outcome in _outcomes(current, settings, pending):
+            if (vit, pending) not in rolled:
+                current = sheet.update(vit=vit)
+                still = pending and not advantage_applies(pending, current.state, settings)
+                rolled[vit, pending] = (_outcomes(current, settings, pending), still)
+            outcomes, still = rolled[vit, pending]
+            for outcome in outcomes:
                 share = weight * outcome.probability
                 if outcome.state in ended:
                     ended[outcome.state] += share

@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from bot.db.database import Database
@@ -269,7 +270,14 @@ class Odds:
 async def recovery_odds(db: Database, caller: Caller, *, character: Target) -> Odds:
     """D-2, R-*: any member of the guild may look (nothing changes)."""
     row, settings = await read_character(db, caller, character)
-    sheet = row.sheet
+    return odds_of(row.sheet, settings)
+
+
+@lru_cache(maxsize=512)
+def odds_of(sheet: Sheet, settings: GuildSettings) -> Odds:
+    """The next roll and the next ten (`/odds`, the campaign page). Exact and pure, up to a
+    few ms: the same sheet under the same settings is worked out once (a down character's
+    odds are asked again and again: its page, its chart, the button)."""
     return Odds(
         sheet=sheet,
         settings=settings,

@@ -13,7 +13,6 @@ revoke` ends every earlier one.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 from bot.db.database import Database
 from bot.db.records import Board, CharacterRow, Event
@@ -21,9 +20,8 @@ from bot.db.uow import UnitOfWork
 from bot.services.base import check_permission, is_gm
 from bot.services.board import BoardView, board_view
 from bot.services.context import Caller, Permission
-from bot.services.play import SPIRAL_ROLLS, Odds
+from bot.services.play import Odds, odds_of
 from bot.services.recap import RECAP, Remembered, Told, remembered, retell
-from rules import odds
 from rules.errors import RuleError
 from rules.models import GuildSettings, Sheet
 
@@ -152,7 +150,7 @@ async def character_page(
                 character_id, EVENTS_PER_PAGE + 1, bookkeeping=everything, before=before
             )
             history, older = found[:EVENTS_PER_PAGE], len(found) > EVENTS_PER_PAGE
-    chances = _odds(sheet, settings) if sheet.state.is_down and not deleted else None
+    chances = odds_of(sheet, settings) if sheet.state.is_down and not deleted else None
     return CharacterPage(gm, character_id, sheet, deleted, settings, history, older, chances)
 
 
@@ -179,20 +177,7 @@ async def character_odds(
         row = await uow.character_by_id(character_id, lock=False)
     if row is None:
         raise NotFound()
-    return _odds(row.sheet, settings) if row.sheet.state.is_down else None
-
-
-@lru_cache(maxsize=512)
-def _odds(sheet: Sheet, settings: GuildSettings) -> Odds:
-    """What `/odds` computes (bot/services/play.py): the next roll, and the next ten. Exact
-    and pure, a few ms: the same sheet under the same settings is computed once (a page of a
-    character who is down is viewed again and again, its chart with it)."""
-    return Odds(
-        sheet=sheet,
-        settings=settings,
-        next_roll=odds.recovery_odds(sheet, settings),
-        spiral=odds.spiral(sheet, settings, rolls=SPIRAL_ROLLS),
-    )
+    return odds_of(row.sheet, settings) if row.sheet.state.is_down else None
 
 
 # --- recaps ----------------------------------------------------------------------------------
