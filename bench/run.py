@@ -87,6 +87,7 @@ class Plan:
     boards: bool = False
     profile: str | None = None
     awake: bool = True  # every core kept awake while measuring (bench/hop.py)
+    views: float = 0.0  # campaign page views a second beside paired open-loop slices (0: none)
 
 
 @dataclass
@@ -106,6 +107,8 @@ class Backend:
     boards_on: list[Figures] = field(default_factory=list)
     boards_off: list[Figures] = field(default_factory=list)
     hops_us: list[float] = field(default_factory=list)  # the machine's thread hop, each round
+    views_on: list[Figures] = field(default_factory=list)  # open loop, the page read beside
+    views_off: list[Figures] = field(default_factory=list)
 
     # Each figure: the median of its paired slices (bench/stats.py), with their spread.
 
@@ -146,6 +149,12 @@ class Backend:
         if not self.boards_on:
             return None
         return Paired.of([b.rate for b in self.boards_on], [b.rate for b in self.boards_off])
+
+    def views(self) -> Paired | None:
+        """The commands' open-loop p99 with the page read beside them over without."""
+        if not self.views_on:
+            return None
+        return Paired.of([b.p99_ms for b in self.views_on], [b.p99_ms for b in self.views_off])
 
     def figures(self) -> dict[str, Paired]:
         found = {
@@ -202,6 +211,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="also pair runs with and without a status board in every guild's channel",
     )
     parser.add_argument(
+        "--views",
+        type=float,
+        default=0.0,
+        metavar="RATE",
+        help="also pair open-loop slices of the bot with and without its campaign page read at "
+        "RATE views a second (and 5 live boards) by another process",
+    )
+    parser.add_argument(
         "--let-idle",
         action="store_true",
         help="let idle cores halt (by default a spinner that runs only when nothing else would, "
@@ -239,6 +256,7 @@ def make_plan(args: argparse.Namespace) -> Plan:
         breakdown=args.breakdown,
         boards=args.boards,
         awake=not args.let_idle,
+        views=args.views,
         profile=args.profile,
     )
 
@@ -513,6 +531,8 @@ async def measure_backend(plan: Plan, backend: str, profiler: cProfile.Profile |
         await slices.open_rounds()
         if plan.boards:
             await measure_boards(plan, backend, small, found, slices.seeds)
+        if plan.views:
+            await measure_views(plan, slices)
         if plan.breakdown:
             await small.restored()
             for line in await breakdown(small.url, small.world, 1_000, SEED, backend):
@@ -549,6 +569,40 @@ async def measure_boards(
             (found.boards_on if with_boards else found.boards_off).append(figures)
 
         await in_turn([functools.partial(one, False, s), functools.partial(one, True, s)], r)
+
+
+VIEWS_LIVE = 5  # live boards kept open by the page's readers
+
+
+async def measure_views(plan: Plan, slices: Slices) -> None:
+    """Issue 18: a page view must not move the commands' p99. The small bot serves its
+    campaign page (as WEB_PORT does, on its event loop), read by another process at
+    `plan.views` a second; open-loop slices at the open rate, the same arrivals with the
+    readers running and paused (SIGSTOP), in turn."""
+    from bench import web_views
+
+    found, load, small = slices.found, slices.bot, slices.small
+    count = max(100, round(found.open_rate * plan.open_seconds))
+    print(
+        f"{found.name}: page views, {plan.views:g}/s beside open-loop slices at "
+        f"{found.open_rate:.0f}/s, {plan.open_rounds} pairs"
+    )
+    async with web_views.beside(load, rate=plan.views, live=VIEWS_LIVE) as reader:
+
+        async def one(read: bool, s: int, arrivals: list[float]) -> None:
+            (reader.resume if read else reader.pause)()
+            await small.restored()
+            payloads = load.payloads(load.plan(count, s))
+            label = f"bot {found.name} open {found.open_rate:.0f}/s" + (" + views" if read else "")
+            figures = await load.run_open(payloads, arrivals, label)
+            small.dirty.update(i for i, _, _ in mix(small.world, count, s))
+            (found.views_on if read else found.views_off).append(show(figures))
+
+        for r in range(plan.open_rounds):
+            s = slices.seeds()
+            arrivals = poisson_arrivals(found.open_rate, count, s)
+            await in_turn([functools.partial(one, read, s, arrivals) for read in (True, False)], r)
+        reader.resume()
 
 
 # --- the metrics' own cost ---------------------------------------------------------------------
@@ -774,6 +828,9 @@ def report(backends: list[Backend]) -> list[str]:
         boards = found.boards()
         if boards is not None:
             lines.append(f"  {'boards':<15} {boards.describe()}")
+        views = found.views()
+        if views is not None:
+            lines.append(f"  {'views_p99':<15} {views.describe()}  (open loop, read ÷ not)")
         if found.hops_us:
             hops = sorted(found.hops_us)
             lines.append(
@@ -800,6 +857,9 @@ def summary(backends: list[Backend]) -> str:
     boards = [b.median for b in (f.boards() for f in backends) if b is not None]
     if boards:
         parts.append(f"boards={round_down(min(boards))}")
+    views = [v.median for v in (f.views() for f in backends) if v is not None]
+    if views:
+        parts.append(f"views_p99={round_up(max(views))}")
     return "bot/baseline " + " ".join(parts)
 
 

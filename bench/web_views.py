@@ -136,6 +136,8 @@ class Views:
             task.add_done_callback(pending.discard)
             n += 1
             delay = start + n / self.rate - loop.time()
+            if delay < -1 / self.rate:  # paused (SIGSTOP: bench/run.py --views): not made up
+                start, delay = loop.time() - n / self.rate, 0
             if delay > 0:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(stop.wait(), delay)
@@ -177,8 +179,22 @@ async def views(link: str, rate: float, live: int, seconds: float) -> dict[str, 
 # --- beside the benchmark's bot -----------------------------------------------------------------
 
 
+class Reader:
+    """The page views' process, paused (SIGSTOP) and resumed between slices: one reader for a
+    whole run, so that its start-up is in no slice."""
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        self._process = process
+
+    def pause(self) -> None:
+        self._process.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        self._process.send_signal(signal.SIGCONT)
+
+
 @contextlib.asynccontextmanager
-async def beside(load: Any, *, rate: float, live: int, guild: int = 0) -> AsyncIterator[None]:
+async def beside(load: Any, *, rate: float, live: int, guild: int = 0) -> AsyncIterator[Reader]:
     """The page served by the benchmark's bot (`load`: a bench.load.BotLoad, started), on its
     event loop as WEB_PORT serves it, with a status board in one guild's channel and a link
     for that guild's GM; and the page views of `views` against it from a process of their own
@@ -214,8 +230,9 @@ async def beside(load: Any, *, rate: float, live: int, guild: int = 0) -> AsyncI
         ready = await asyncio.wait_for(process.stdout.readline(), 60)
         if ready.strip() != b"ready":
             raise RuntimeError(f"the page views did not start: {ready!r}")
-        yield
+        yield Reader(process)
     finally:
+        process.send_signal(signal.SIGCONT)  # a paused reader hears SIGTERM only once resumed
         process.send_signal(signal.SIGTERM)
         out, _ = await process.communicate()
         print(f"  page views: {out.decode().strip()}", flush=True)

@@ -225,6 +225,16 @@ def test_summary_says_skipped_for_a_database_not_measured() -> None:
     assert line.startswith("bot/baseline sqlite=0.70 postgresql=skipped limit=")
 
 
+def test_page_views_pair_the_open_loop_p99_with_and_without_and_join_the_summary() -> None:
+    found = _backend("sqlite", 700)
+    for read, unread in ((30, 20), (45, 30), (20, 20)):
+        found.views_on.append(_slices(300, read))
+        found.views_off.append(_slices(300, unread))
+    assert summary([found]).endswith(" views_p99=1.50")  # 1.5, 1.5, 1.0: the median
+    assert any(line.split()[:3] == ["views_p99", "median", "1.500"] for line in report([found]))
+    assert "views_p99" not in summary([_backend("sqlite", 700)])
+
+
 def test_the_report_names_the_machine_s_thread_hop_of_each_round() -> None:
     found = _backend("sqlite", 700)
     found.hops_us.extend([110.4, 24.6, 52.0])
