@@ -459,22 +459,32 @@ async def postgres_database(server_url: str) -> AsyncIterator[str]:
         await admin.close()
 
 
-@pytest.fixture(
-    params=[
-        pytest.param("sqlite", id="sqlite"),
-        pytest.param("postgresql", id="postgresql", marks=pytest.mark.postgres),
-    ]
-)
+# Both databases, for a fixture's params: PostgreSQL's run is skipped, saying why, without
+# TEST_DATABASE_URL (`database`).
+BOTH_DATABASES = [
+    pytest.param("sqlite", id="sqlite"),
+    pytest.param("postgresql", id="postgresql", marks=pytest.mark.postgres),
+]
+
+
+@contextlib.asynccontextmanager
+async def database(backend: str, tmp_path: Path) -> AsyncIterator[str]:
+    """A fresh database's URL: an SQLite file under `tmp_path`, or a database of its own on the
+    test server (skipped without one)."""
+    if backend == "sqlite":
+        yield f"sqlite+aiosqlite:///{tmp_path / 'lastgasp.db'}"
+        return
+    if not PG_SERVER:
+        pytest.skip(SKIP_PG)
+    async with postgres_database(PG_SERVER) as url:
+        yield url
+
+
+@pytest.fixture(params=BOTH_DATABASES)
 async def any_harness(
     request: pytest.FixtureRequest, tmp_path: Path, spec_validator: Validator
 ) -> Any:
     """The harness on SQLite and on PostgreSQL (skipped, saying why, without
     TEST_DATABASE_URL): for the rules whose refusals must leave every table unchanged on both."""
-    if request.param == "sqlite":
-        async with started(f"sqlite+aiosqlite:///{tmp_path / 'lastgasp.db'}", spec_validator) as h:
-            yield h
-        return
-    if not PG_SERVER:
-        pytest.skip(SKIP_PG)
-    async with postgres_database(PG_SERVER) as url, started(url, spec_validator) as h:
+    async with database(request.param, tmp_path) as url, started(url, spec_validator) as h:
         yield h

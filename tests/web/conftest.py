@@ -31,7 +31,7 @@ from bot.web.app import WebServer
 from bot.web.links import Links
 from bot.web.live import LiveBoards
 from bot.web.serve import channel_names
-from tests.discord.conftest import PG_SERVER, SKIP_PG, Harness, postgres_database, started
+from tests.discord.conftest import BOTH_DATABASES, Harness, database, started
 from tests.spec_validation import Validator
 
 SECRET = "a test secret of more than thirty-two characters"
@@ -158,21 +158,10 @@ async def site(tmp_path: Path, spec_validator: Validator) -> AsyncIterator[Site]
         yield s
 
 
-@pytest.fixture(
-    params=[
-        pytest.param("sqlite", id="sqlite"),
-        pytest.param("postgresql", id="postgresql", marks=pytest.mark.postgres),
-    ]
-)
+@pytest.fixture(params=BOTH_DATABASES)
 async def any_site(
     request: pytest.FixtureRequest, tmp_path: Path, spec_validator: Validator
 ) -> AsyncIterator[Site]:
     """The same on SQLite and, with TEST_DATABASE_URL, on PostgreSQL."""
-    if request.param == "sqlite":
-        async with serving(f"sqlite+aiosqlite:///{tmp_path / 'lastgasp.db'}", spec_validator) as s:
-            yield s
-        return
-    if not PG_SERVER:
-        pytest.skip(SKIP_PG)
-    async with postgres_database(PG_SERVER) as url, serving(url, spec_validator) as s:
+    async with database(request.param, tmp_path) as url, serving(url, spec_validator) as s:
         yield s
