@@ -11,8 +11,9 @@ and timestamps as the unit of work.
   with other commands, and writers queue on the thread in order. Commands queued together
   share one transaction (one BEGIN, one COMMIT: a group commit), each answered after it.
   The cross-process file lock (writelock.py) is taken in the thread. Reads (/character show)
-  go to a reader connection on a second thread (WAL readers never wait for the writer), and a
-  third connection checkpoints the WAL so that the writer never stalls on it.
+  run on a connection of the event loop's own (WAL readers never wait for the writer), on a
+  reader thread only when one would wait; another connection checkpoints the WAL so that the
+  writer never stalls on it.
 - PostgreSQL: an asyncpg pool of its own, optimistic first: the load (no transaction), the
   rule, then one statement that saves at the loaded version and logs the event (two round
   trips). When another command saved the character in between, the command runs again in a
