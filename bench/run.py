@@ -10,6 +10,7 @@ own is created there and dropped afterwards); otherwise it is left out, with a w
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
 import cProfile
 import functools
@@ -35,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # `python bench/run.py` puts bench/, not the repo, on the path
     sys.path.insert(0, str(ROOT))
 
-from bench import baseline  # noqa: E402
+from bench import baseline, hop, layout_cost  # noqa: E402
 from bench.baseline import Baseline, open_baseline  # noqa: E402
 from bench.breakdown import NOOP, breakdown, noop_command  # noqa: E402
 from bench.hop import awake, thread_hop_us  # noqa: E402
@@ -86,7 +87,7 @@ class Plan:
     breakdown: bool = False
     boards: bool = False
     profile: str | None = None
-    awake: bool = True  # every core kept awake while measuring (bench/hop.py)
+    cores: str = "fastest"  # every core held awake, or let idle, or the faster hop's
     views: float = 0.0  # campaign page views a second beside paired open-loop slices (0: none)
 
 
@@ -219,11 +220,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "RATE views a second (and 5 live boards) by another process",
     )
     parser.add_argument(
-        "--let-idle",
-        action="store_true",
-        help="let idle cores halt (by default a spinner that runs only when nothing else would, "
-        "SCHED_IDLE, keeps each awake, so that a thread hop costs the same whatever else the "
-        "machine does: bench/README.md)",
+        "--cores",
+        choices=("fastest", "awake", "idle"),
+        default="fastest",
+        help="while measuring, hold every core awake (a spinner a core that runs only when "
+        "nothing else would, SCHED_IDLE) or let idle cores halt; by default whichever makes a "
+        "thread hop faster on this machine, measured first (the regime harder for the bot: "
+        "bench/README.md)",
     )
     parser.add_argument(
         "--profile",
@@ -255,7 +258,7 @@ def make_plan(args: argparse.Namespace) -> Plan:
         detail=args.detail,
         breakdown=args.breakdown,
         boards=args.boards,
-        awake=not args.let_idle,
+        cores=args.cores,
         views=args.views,
         profile=args.profile,
     )
@@ -863,6 +866,21 @@ def summary(backends: list[Backend]) -> str:
     return "bot/baseline " + " ".join(parts)
 
 
+def held_awake(cores: str) -> bool:
+    """Whether to hold every core awake while measuring: as asked, or as makes the faster
+    thread hop here (printed)."""
+    if cores != "fastest":
+        return cores == "awake"
+    held, idle = hop.compare()
+    choice = "held awake" if held < idle else "let idle"
+    print(
+        f"thread hop: {held:.0f} µs with every core held awake, {idle:.0f} µs let idle: "
+        f"measuring {choice} (the faster)",
+        flush=True,
+    )
+    return held < idle
+
+
 def verdicts(backends: list[Backend]) -> str:
     missed = []
     for found in backends:
@@ -885,7 +903,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"machine: {machine()}")
     print(f"started {started:%Y-%m-%d %H:%M} UTC")
     extra = measure_startup(plan.startup_guilds) if plan.startup_guilds else []
-    with awake(plan.awake):
+    extra += ["a message built as layout components and as its embed (bench/layout_cost.py):"]
+    extra += ["  " + line for line in asyncio.run(layout_cost.measure(2000))]
+    with awake(held_awake(plan.cores)):
         backends, more = loop.run(run(plan))  # the bot's own event loop, baseline and bot alike
     print(f"machine after: {machine()}")
     print(f"ended {datetime.now(UTC):%H:%M} UTC ({(datetime.now(UTC) - started).seconds} s)")

@@ -218,8 +218,7 @@ class Boards:
                 return
             channel = self.bot.get_partial_messageable(board.channel_id, guild_id=board.guild_id)
             self.bot.metrics.board_edit()  # counted where the edit is requested
-            with message(reply) as kwargs:
-                await channel.get_partial_message(board.message_id).edit(**kwargs)
+            await channel.get_partial_message(board.message_id).edit(**message(reply))
         except discord.RateLimited as error:  # discord.py would not wait that long
             self.bot.metrics.board_rate_limited()
             self._rate_limited(live, error.retry_after)
@@ -291,8 +290,7 @@ async def post(bot: LastGaspBot, guild_id: int, channel_id: int, reply: Reply) -
     """Post a board's message in its channel (a message of the bot's own, never an interaction
     reply, whose token expires); its id."""
     channel = bot.get_partial_messageable(channel_id, guild_id=guild_id)
-    with message(reply) as kwargs:
-        return (await channel.send(**kwargs)).id
+    return (await channel.send(**message(reply))).id
 
 
 async def _delete(channel: discord.PartialMessageable, message_id: int) -> None:

@@ -110,11 +110,11 @@ async def admitted(interaction: discord.Interaction) -> bool:
         if interaction.type is discord.InteractionType.autocomplete:
             await interaction.response.autocomplete([])
         else:
-            with message(Reply.refusal(RESTARTING)) as kwargs:  # built as every message is
-                if interaction.response.is_done():
-                    await interaction.followup.send(**kwargs, ephemeral=True)
-                else:
-                    await interaction.response.send_message(**kwargs, ephemeral=True)
+            kwargs = message(Reply.refusal(RESTARTING))  # built as every message is
+            if interaction.response.is_done():
+                await interaction.followup.send(**kwargs, ephemeral=True)
+            else:
+                await interaction.response.send_message(**kwargs, ephemeral=True)
     except _REPLY_ERRORS as error:
         log.warning("could not tell the user the bot is restarting: %r", error)
     return False

@@ -25,3 +25,38 @@ def forget_response(interaction: discord.Interaction[Any]) -> None:
     sent."""
     with contextlib.suppress(AttributeError):  # never asked for, or dropped already
         delattr(interaction, RESPONSE_SLOT)
+
+
+class PrebuiltLayout(discord.ui.LayoutView):
+    """A layout message whose components are Discord's JSON already (bot/render/layout.py).
+    discord.py asks a view it sends for its body with `to_components` and for the flag
+    IS_COMPONENTS_V2 with `has_components_v2`; neither is documented, hence here. Finished from
+    the start, it is not kept in discord.py's view store nor given a private message's 15-minute
+    timeout: every button of ours is a DynamicItem, dispatched from the message itself.
+
+    Made for every message, it skips `View.__init__` (a random id, a future, a walk of its
+    children: as long as the rest of the message's build) and takes the state of a view made
+    once by it: no children, no timeout, nothing to wait for, the same for every message."""
+
+    def __init__(self, components: list[dict[str, Any]]) -> None:
+        self.__dict__.update(_EMPTY_VIEW)
+        self._children = []  # its own: never added to, but never shared either
+        self._prebuilt = components
+
+    def to_components(self) -> list[dict[str, Any]]:
+        return self._prebuilt
+
+    def has_components_v2(self) -> bool:
+        return True
+
+    def is_finished(self) -> bool:
+        return True  # it waits for no click
+
+
+def _empty_view_state() -> dict[str, Any]:
+    view = discord.ui.LayoutView(timeout=None)  # outside the event loop: no future
+    assert not view.children and view.timeout is None
+    return dict(vars(view))
+
+
+_EMPTY_VIEW = _empty_view_state()

@@ -16,7 +16,6 @@ import asyncio
 import contextlib
 import io
 import logging
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,7 +25,7 @@ import discord
 from bot.private_api import forget_response
 from bot.render.card import Card
 from bot.render.common import INFO_COLOUR
-from bot.render.layout import built, dismantle
+from bot.render.layout import dismantle, layout
 from bot.render.reply import Reply
 
 log = logging.getLogger("lastgasp.replies")
@@ -162,13 +161,11 @@ def _late(interaction: discord.Interaction[Any], state: _Answer, reason: str) ->
         metrics.late(reason)
 
 
-@contextlib.contextmanager
-def message(reply: Reply) -> Iterator[dict[str, Any]]:
+def message(reply: Reply) -> dict[str, Any]:
     """A message's parts for one send by discord.py: its layout (which sets the flag
-    IS_COMPONENTS_V2), taken apart once sent (bot/render/layout.py, `built`), and no mention
-    allowed. Never content or embeds: Discord refuses them beside a layout."""
-    with built(reply.card) as view:
-        yield {"view": view, "allowed_mentions": NO_PINGS}
+    IS_COMPONENTS_V2: bot/render/layout.py) and no mention allowed. Never content or embeds:
+    Discord refuses them beside a layout."""
+    return {"view": layout(reply.card), "allowed_mentions": NO_PINGS}
 
 
 def _files(reply: Reply) -> list[discord.File]:
@@ -188,13 +185,7 @@ async def deliver(interaction: discord.Interaction[Any], reply: Reply) -> None:
 
 
 async def _send(interaction: discord.Interaction[Any], state: _Answer, reply: Reply) -> None:
-    with message(reply) as kwargs:
-        await _send_built(interaction, state, reply, kwargs)
-
-
-async def _send_built(
-    interaction: discord.Interaction[Any], state: _Answer, reply: Reply, kwargs: dict[str, Any]
-) -> None:
+    kwargs = message(reply)
     if not state.deferred and not interaction.response.is_done():
         try:
             await interaction.response.send_message(
@@ -223,8 +214,7 @@ async def _fill(
     if not reply.ephemeral:
         await interaction.edit_original_response(**kwargs, attachments=_files(reply))
         return
-    with message(Reply(PLACEHOLDER)) as placeholder:
-        await interaction.edit_original_response(**placeholder)
+    await interaction.edit_original_response(**message(Reply(PLACEHOLDER)))
     await interaction.followup.send(**kwargs, files=_files(reply), ephemeral=True, wait=True)
     with contextlib.suppress(discord.HTTPException):  # a placeholder left is no harm
         await interaction.delete_original_response()
@@ -265,10 +255,9 @@ async def update(interaction: discord.Interaction[Any], reply: Reply) -> None:
                 return
             # The clicked message may predate layout components (a question asked before an
             # upgrade): an edit that makes it a layout must clear its content and embeds.
-            with message(reply) as kwargs:
-                await interaction.response.edit_message(
-                    **kwargs, content=None, embeds=[], attachments=_files(reply)
-                )
+            await interaction.response.edit_message(
+                **message(reply), content=None, embeds=[], attachments=_files(reply)
+            )
         except Exception:
             _late(interaction, state, FAILED)
             raise

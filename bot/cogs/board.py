@@ -61,8 +61,7 @@ async def _leave(bot: discord.Client, board: Board, reply: Reply) -> None:
     message = channel.get_partial_message(board.message_id)
     with contextlib.suppress(discord.HTTPException):
         if board.layout:
-            with replies.message(reply) as kwargs:
-                await message.edit(**kwargs)
+            await message.edit(**replies.message(reply))
         else:
             await message.delete()
 

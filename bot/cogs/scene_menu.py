@@ -41,11 +41,8 @@ async def ask(interaction: Interaction, what: str, arg: str, *, conscious_only: 
     async def time_out() -> None:
         if answered(bot, key):
             return  # the answer stays as it is (bot/questions.py)
-        with (
-            contextlib.suppress(discord.HTTPException),  # dismissed already
-            replies.message(menu_unanswered()) as kwargs,
-        ):
-            await interaction.edit_original_response(**kwargs)
+        with contextlib.suppress(discord.HTTPException):  # dismissed already
+            await interaction.edit_original_response(**replies.message(menu_unanswered()))
 
     after_deadline(seconds, time_out)
 

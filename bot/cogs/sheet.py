@@ -230,11 +230,10 @@ class SheetCog(commands.GroupCog, group_name="character", group_description="Cha
         async def time_out() -> None:
             if answered(interaction.client, (row.id, caller.user_id, until)):
                 return  # the answer stays as it is (bot/questions.py)
-            with (
-                contextlib.suppress(discord.HTTPException),  # dismissed already
-                replies.message(delete_unanswered(row.sheet)) as kwargs,
-            ):
-                await interaction.edit_original_response(**kwargs)
+            with contextlib.suppress(discord.HTTPException):  # dismissed already
+                await interaction.edit_original_response(
+                    **replies.message(delete_unanswered(row.sheet))
+                )
 
         after_deadline(self.confirm_seconds, time_out)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 import discord
 
@@ -87,10 +87,10 @@ TEXT, SECTION, SEPARATOR, GALLERY, FILE, ROW = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Block:
+class Block(NamedTuple):
     """One component of the card's container: its text (a text display's, a section's; a
-    gallery's or file's attachment name) and its items (a section's button, a row's)."""
+    gallery's or file's attachment name) and its items (a section's button, a row's). A tuple:
+    a card is drawn as blocks for every message, and a frozen dataclass is slow to make."""
 
     kind: str
     text: str = ""
@@ -177,7 +177,7 @@ def blocks(card: Card) -> list[Block]:
         out.append(Block(TEXT, main))
     if card.rows:
         out.append(Block(TEXT, rows_text(card)))
-    groups = [g for g in card.groups if g.entries]
+    groups = [g for g in card.groups if g.entries] if card.groups else []
     more = more_line(card.more) if card.more else None
     if more is not None and not groups:
         groups = [Group((more,))]
@@ -190,12 +190,12 @@ def blocks(card: Card) -> list[Block]:
         out.append(Block(GALLERY, card.picture))
     if card.file:
         out.append(Block(FILE, card.file))
-    out += _rows_of(card.buttons)
+    if card.buttons:
+        out += _rows_of(card.buttons)
     if card.small:
         small = small_text(card)
-        last = out[-1] if out else None
-        if last is not None and last.kind == TEXT and not groups:
-            out[-1] = Block(TEXT, f"{last.text}\n{small}")
+        if out and out[-1].kind == TEXT and not groups:
+            out[-1] = Block(TEXT, f"{out[-1].text}\n{small}")
         else:
             out.append(Block(TEXT, small))
     return out
@@ -215,7 +215,18 @@ def component_count(drawn: Sequence[Block]) -> int:
 
 
 def _fits(drawn: Sequence[Block]) -> bool:
-    return text_length(drawn) <= TEXT_LIMIT and component_count(drawn) <= COMPONENTS_LIMIT
+    """`text_length` and `component_count` within the limits, in one pass (every message)."""
+    text, count = 0, 1
+    for block in drawn:
+        if block.kind == TEXT:
+            text += len(block.text)
+            count += 1
+        elif block.kind == SECTION:
+            text += len(block.text)
+            count += 3
+        else:
+            count += block.components
+    return text <= TEXT_LIMIT and count <= COMPONENTS_LIMIT
 
 
 def _merged(groups: tuple[Group, ...], limit: int) -> tuple[Group, ...]:

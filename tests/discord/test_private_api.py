@@ -9,7 +9,8 @@ import gc
 import discord
 from discord import utils
 
-from bot.private_api import RESPONSE_SLOT, forget_response
+from bot.offline.layout import IS_COMPONENTS_V2
+from bot.private_api import RESPONSE_SLOT, PrebuiltLayout, forget_response
 from tests.discord.conftest import Harness
 
 
@@ -58,9 +59,9 @@ async def test_a_refusal_and_a_sent_layout_are_freed_without_the_collector(
     harness: Harness,
 ) -> None:
     """A refusal decided on SQLite's writer thread leaves no frames in a cycle (the job lets go
-    of its future: bot/db/hotpath.py's `_hand_back`), and a message's layout is taken apart once
-    sent (bot/render/layout.py's `built`): neither waits for the collector. Each fails without
-    its guard (checked by hand)."""
+    of its future: bot/db/hotpath.py's `_hand_back`), and a message's layout holds no item in a
+    cycle nor is kept by discord.py (bot/private_api.py's `PrebuiltLayout`): neither waits for
+    the collector. Each fails without its guard (checked by hand)."""
     for name in ("Roryn", "Ash", "Bel", "Cor"):
         await harness.add_character(name)
     await harness.run(harness.owner, "damage", character="Roryn", amount=10)  # warm
@@ -87,3 +88,30 @@ def test_forgetting_a_response_never_asked_for_is_harmless() -> None:
         __slots__ = (RESPONSE_SLOT,)
 
     forget_response(Bare())  # type: ignore[arg-type]
+
+
+def test_discord_py_sends_a_prebuilt_layout_as_it_is_with_the_flag() -> None:
+    """discord.py asks the view it sends for its body (`to_components`) and its flag
+    (`has_components_v2`), and keeps none that is finished: what PrebuiltLayout overrides."""
+    components = [{"type": 17, "components": [{"type": 10, "content": "Roryn falls."}]}]
+    view = PrebuiltLayout(components)
+    payload = discord.http.handle_message_parameters(view=view).payload
+    assert payload is not None
+    assert payload.get("components") == components, (
+        "discord.py no longer sends a view's to_components(): update bot/private_api.py"
+    )
+    assert payload.get("flags", 0) & IS_COMPONENTS_V2, (
+        "discord.py no longer sets the layout flag from has_components_v2(): update "
+        "bot/private_api.py"
+    )
+    assert view.is_finished() and not view.is_dispatchable() and view.timeout is None
+
+
+def test_a_prebuilt_layout_has_every_attribute_a_view_of_discord_py_has() -> None:
+    """It skips View.__init__ and takes a fresh view's state instead: a release that sets
+    something more there gives it to ours too, and one that stops making views outside an
+    event loop fails here."""
+    made = discord.ui.LayoutView(timeout=None)
+    ours = PrebuiltLayout([])
+    assert set(vars(made)) <= set(vars(ours)), "update bot/private_api.py's PrebuiltLayout"
+    assert ours.children == [] and ours.children is not PrebuiltLayout([]).children

@@ -289,9 +289,24 @@ def test_a_result_stays_within_discords_limits():
     outcome = Outcome(
         action="x" * 300, before=before, after=before, headline="H" * 5000, notes=notes, rolls=rolls
     )
-    view = layout(outcome_reply(outcome, character_id=1, settings=None, faces=TEXT).card)
-    assert view.content_length() <= TEXT_LIMIT
-    assert view.total_children_count <= COMPONENTS_LIMIT
+    sent = layout(outcome_reply(outcome, character_id=1, settings=None, faces=TEXT).card)
+    (container,) = sent.to_components()
+    assert _text_length(container) <= TEXT_LIMIT
+    assert _components(container) <= COMPONENTS_LIMIT
+
+
+def _components(component: dict) -> int:
+    """As Discord counts them: every component, nested ones and a section's accessory too."""
+    inner = component.get("components", []) + (
+        [component["accessory"]] if "accessory" in component else []
+    )
+    return 1 + sum(_components(c) for c in inner)
+
+
+def _text_length(component: dict) -> int:
+    return len(component.get("content", "")) + sum(
+        _text_length(c) for c in component.get("components", [])
+    )
 
 
 # --- numbers --------------------------------------------------------------------------------------
