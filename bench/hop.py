@@ -1,11 +1,12 @@
 """The machine's thread hop: one round trip from the event loop to a waiting thread and back,
 as aiosqlite makes for every statement (the raw SQLite baseline makes seven a command, the bot
 one a write). Its cost is the machine's, not the code's, and the SQLite baseline's rate follows
-it: on a 2-core AMD EPYC VM 25 µs while the other core was busy and several times that while it
-idled (a halted virtual CPU is slow to wake); on a 2-core Intel Xeon VM 7 µs while the other
-core idled and 44 µs while a spinner ran there. The benchmark measures in whichever regime gives
-the faster hop (`compare`), and prints the hop before every round, so that a ratio that moved
-between runs says whether the machine moved it."""
+it. On a 2-core AMD EPYC VM: 25 µs while the other core was busy and 50–170 µs while it idled
+(a halted virtual CPU is slow to wake). On a 2-core Intel Xeon VM: 43–52 µs with a spinner on
+the other core, and with it idle 7–14 µs at times, 65–80 µs at others (as during whole
+benchmark runs). So the benchmark holds every core awake (`awake`, the steady regime on both)
+and prints the hop both ways first (`compare`) and before every round, so that a ratio that
+moved between runs says whether the machine moved it."""
 
 from __future__ import annotations
 
@@ -73,9 +74,8 @@ def awake(on: bool = True) -> Iterator[list[int]]:
 
 def compare(rounds: int = 5) -> tuple[float, float]:
     """The thread hop (µs, the median of `rounds` measures each) with every core held awake and
-    with idle cores let halt, in turn. Which is faster is the machine's: held awake on an AMD
-    EPYC VM here (25 against 50–170 µs), let idle on an Intel Xeon VM (7 against 44 µs: there a
-    woken thread waits for the spinner to be preempted)."""
+    with idle cores let halt, in turn: what this machine does with an idle core (the module's
+    docstring). Taken right after the spinners stop, the idle figure is the best it gets."""
     held, idle = [], []
     for _ in range(rounds):
         with awake(True):

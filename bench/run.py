@@ -87,7 +87,7 @@ class Plan:
     breakdown: bool = False
     boards: bool = False
     profile: str | None = None
-    cores: str = "fastest"  # every core held awake, or let idle, or the faster hop's
+    cores: str = "awake"  # every core held awake while measuring, or let idle (bench/hop.py)
     views: float = 0.0  # campaign page views a second beside paired open-loop slices (0: none)
 
 
@@ -221,12 +221,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--cores",
-        choices=("fastest", "awake", "idle"),
-        default="fastest",
+        choices=("awake", "idle"),
+        default="awake",
         help="while measuring, hold every core awake (a spinner a core that runs only when "
-        "nothing else would, SCHED_IDLE) or let idle cores halt; by default whichever makes a "
-        "thread hop faster on this machine, measured first (the regime harder for the bot: "
-        "bench/README.md)",
+        "nothing else would, SCHED_IDLE: the default, a steady thread hop on both machine kinds) "
+        "or let idle cores halt (bench/README.md, 'The machine's thread hop')",
     )
     parser.add_argument(
         "--profile",
@@ -867,18 +866,15 @@ def summary(backends: list[Backend]) -> str:
 
 
 def held_awake(cores: str) -> bool:
-    """Whether to hold every core awake while measuring: as asked, or as makes the faster
-    thread hop here (printed)."""
-    if cores != "fastest":
-        return cores == "awake"
+    """Whether to hold every core awake while measuring; the thread hop both ways, printed
+    first (what the machine does with its idle cores)."""
     held, idle = hop.compare()
-    choice = "held awake" if held < idle else "let idle"
     print(
-        f"thread hop: {held:.0f} µs with every core held awake, {idle:.0f} µs let idle: "
-        f"measuring {choice} (the faster)",
+        f"thread hop: {held:.0f} µs with every core held awake, {idle:.0f} µs let idle; "
+        f"measuring {'held awake' if cores == 'awake' else 'let idle'}",
         flush=True,
     )
-    return held < idle
+    return cores == "awake"
 
 
 def verdicts(backends: list[Backend]) -> str:
