@@ -7,6 +7,10 @@ response's `_parent` is the interaction; the interaction caches its response in 
 being freed when the command is done: about forty a command, which under load made the
 collector's older generation pause every command in flight for 50–90 ms (the benchmark's p99,
 bench/README.md). Emptying the slot once nothing will answer again breaks the cycle.
+
+Every message is sent as a layout already written as Discord's JSON (bot/render/layout.py), in
+a view that hands discord.py that JSON (`PrebuiltLayout`): discord.py's own ui objects cost up
+to four times an embed to build, and each left a cycle and a view to keep.
 """
 
 from __future__ import annotations
