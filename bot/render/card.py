@@ -218,14 +218,9 @@ def _fits(drawn: Sequence[Block]) -> bool:
     """`text_length` and `component_count` within the limits, in one pass (every message)."""
     text, count = 0, 1
     for block in drawn:
-        if block.kind == TEXT:
+        if block.kind in (TEXT, SECTION):
             text += len(block.text)
-            count += 1
-        elif block.kind == SECTION:
-            text += len(block.text)
-            count += 3
-        else:
-            count += block.components
+        count += block.components
     return text <= TEXT_LIMIT and count <= COMPONENTS_LIMIT
 
 

@@ -8,6 +8,7 @@ from fractions import Fraction
 
 import pytest
 
+from bot.offline.layout import count, text_length
 from bot.render.card import COMPONENTS_LIMIT, TEXT_LIMIT
 from bot.render.changes import change_texts
 from bot.render.common import (
@@ -290,23 +291,9 @@ def test_a_result_stays_within_discords_limits():
         action="x" * 300, before=before, after=before, headline="H" * 5000, notes=notes, rolls=rolls
     )
     sent = layout(outcome_reply(outcome, character_id=1, settings=None, faces=TEXT).card)
-    (container,) = sent.to_components()
-    assert _text_length(container) <= TEXT_LIMIT
-    assert _components(container) <= COMPONENTS_LIMIT
-
-
-def _components(component: dict) -> int:
-    """As Discord counts them: every component, nested ones and a section's accessory too."""
-    inner = component.get("components", []) + (
-        [component["accessory"]] if "accessory" in component else []
-    )
-    return 1 + sum(_components(c) for c in inner)
-
-
-def _text_length(component: dict) -> int:
-    return len(component.get("content", "")) + sum(
-        _text_length(c) for c in component.get("components", [])
-    )
+    components = sent.to_components()
+    assert text_length(components) <= TEXT_LIMIT
+    assert count(components) <= COMPONENTS_LIMIT
 
 
 # --- numbers --------------------------------------------------------------------------------------
