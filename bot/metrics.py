@@ -241,8 +241,9 @@ class _BotCollector(Collector):
         except RuntimeError:  # not connected yet, or closed
             return
         if isinstance(engine.pool, QueuePool):  # an in-memory database's pool has no status
-            pool.add_metric(["in_use"], engine.pool.checkedout())
-            pool.add_metric(["idle"], engine.pool.checkedin())
+            pools = [p for p in (engine.pool, bot.db.loop_pool) if isinstance(p, QueuePool)]
+            pool.add_metric(["in_use"], sum(p.checkedout() for p in pools))
+            pool.add_metric(["idle"], sum(p.checkedin() for p in pools))
             pool_size.add_metric([], engine.pool.size())
             yield from (pool, pool_size)
         path = engine.url.database if engine.dialect.name == "sqlite" else None
@@ -275,8 +276,9 @@ class _BotCollector(Collector):
             GaugeMetricFamily("lastgasp_boards_active", "Status boards this process keeps."),
             GaugeMetricFamily(
                 "lastgasp_db_pool_connections",
-                "The SQLAlchemy engine's pooled connections, in use and idle (units of work and "
-                "reads; SQLite's hot-path writer is one thread of its own, outside the pool).",
+                "The database's pooled connections, in use and idle: the SQLAlchemy engine's "
+                "(units of work) and on SQLite the event loop's own for read-only ones (SQLite's "
+                "hot-path writer is one thread of its own, outside the pools).",
                 labels=["state"],
             ),
             GaugeMetricFamily("lastgasp_db_pool_size", "The SQLAlchemy engine's pool size."),

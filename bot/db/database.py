@@ -11,11 +11,13 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.pool import Pool
 
 from bot.db.busy import Busy, deadline, remaining
 from bot.db.codec import Clock, utc_now
 from bot.db.engine import DEADLINE, READ_ONLY, create_engine, database_url
 from bot.db.hotpath import Command, Decide, PostgresHotPath, SQLiteHotPath
+from bot.db.looks import Looks
 from bot.db.migrate import upgrade_engine
 from bot.db.records import Actor, Board
 from bot.db.tables import boards, events
@@ -50,6 +52,10 @@ class Database:
             self._process_lock = process_write_lock(engine.url.database)
         # Told the guild after every committed write (the status boards listen).
         self._listeners: list[Listener] = []
+        # SQLite's read-only transactions on the event loop, beside the hot path's looks.
+        self._looks: Looks | None = None
+        if isinstance(hot, SQLiteHotPath):
+            self._looks = Looks(hot.path)
 
     @classmethod
     async def connect(
@@ -80,9 +86,16 @@ class Database:
     async def close(self) -> None:
         if self._hot is not None:
             await self._hot.close()
+        if self._looks is not None:
+            self._looks.close()
         await self.engine.dispose()
         if self._process_lock is not None:
             self._process_lock.close()
+
+    @property
+    def loop_pool(self) -> Pool | None:
+        """The pool of SQLite's read-only connections on the event loop (looks.py), if any."""
+        return None if self._looks is None else self._looks.engine.pool
 
     def listen(self, listener: Listener) -> None:
         """`listener(guild_id)` after every committed write transaction of that guild."""
@@ -99,6 +112,13 @@ class Database:
         """One transaction for one command: committed when the block ends, rolled back (nothing
         changed) when it raises. read_only=True for commands that only read (no write lock).
         Every wait for a lock is bounded: past the budget, Busy (busy.py)."""
+        if read_only and self._looks is not None:
+            with self._looks.begin() as conn:
+                if conn is not None:  # else it would wait: it goes through aiosqlite below
+                    yield UnitOfWork(
+                        conn, guild_id, postgres=False, clock=self.clock, read_only=True
+                    )
+                    return
         until = deadline()
         try:
             async with contextlib.AsyncExitStack() as stack:

@@ -183,7 +183,8 @@ _CHECKPOINT_EVERY = 200  # commands committed
 # the GIL the loop holds, at every statement: /character show's p99 was three times a write's
 # at C = 50). busy_timeout 0: a read that would wait (the WAL restarted by a checkpoint, a
 # recovery) is not made there but on the reader thread, so the loop never stalls.
-_LOOP_READ_PRAGMAS = (*_READ_PRAGMAS, "PRAGMA busy_timeout = 0")
+# The busy timeout first: the next pragma may already need a lock (the loop never waits).
+_LOOP_READ_PRAGMAS = ("PRAGMA busy_timeout = 0", *_READ_PRAGMAS)
 
 
 @dataclass
@@ -216,7 +217,12 @@ def _connect(path: str, pragmas: tuple[str, ...]) -> sqlite3.Connection:
     return conn
 
 
-def _busy(error: sqlite3.OperationalError) -> bool:
+def loop_reader(path: str) -> sqlite3.Connection:
+    """A connection for reads on the event loop: it never waits (busy timeout 0)."""
+    return _connect(path, _LOOP_READ_PRAGMAS)
+
+
+def is_busy(error: sqlite3.OperationalError) -> bool:
     """SQLITE_BUSY or SQLITE_LOCKED: the statement would have waited."""
     code = getattr(error, "sqlite_errorcode", None)
     if code is not None:
@@ -497,6 +503,10 @@ class SQLiteHotPath:
         self._looked: sqlite3.Connection | None = None  # the event loop's reading connection
         self._commits = 0  # by the writer thread only
 
+    @property
+    def path(self) -> str:
+        return self._path
+
     async def act(self, command: Command) -> Outcome:
         if self._writer is None:
             from bot.db.writelock import process_write_lock
@@ -553,12 +563,12 @@ class SQLiteHotPath:
             self._checkpointer.post(_checkpoint)
 
     async def read(self, guild_id: int, target: Target, user_id: int) -> Actor:
-        if self._looked is None:
-            self._looked = _connect(self._path, _LOOP_READ_PRAGMAS)
         try:
+            if self._looked is None:
+                self._looked = loop_reader(self._path)
             return self._load(self._looked, guild_id, target, user_id)[0]
         except sqlite3.OperationalError as error:
-            if not _busy(error):
+            if not is_busy(error):
                 raise
         if self._reader is None:  # it would wait: the thread waits instead of the loop
             self._reader = _SQLiteThread(self._path, "lastgasp-sqlite-reader", _READ_PRAGMAS)

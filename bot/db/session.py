@@ -3,22 +3,39 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol, TypeVarTuple, overload
 
-from sqlalchemy import Select, Table
+from sqlalchemy import CursorResult, Executable, Select, Table
 from sqlalchemy.dialects.postgresql import Insert as PgInsert
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import Insert as SqliteInsert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.sql.selectable import TypedReturnsRows
 
 from bot.db.codec import Clock
+
+_Ts = TypeVarTuple("_Ts")
+
+
+class Connection(Protocol):
+    """What a unit of work asks of its connection: an AsyncConnection, or on SQLite a read-only
+    one on the event loop (looks.py)."""
+
+    @overload
+    async def execute(
+        self, statement: TypedReturnsRows[*_Ts], parameters: Any = None
+    ) -> CursorResult[*_Ts]: ...
+
+    @overload
+    async def execute(
+        self, statement: Executable, parameters: Any = None
+    ) -> CursorResult[*tuple[Any, ...]]: ...
 
 
 class Session:
     def __init__(
         self,
-        conn: AsyncConnection,
+        conn: Connection,
         guild_id: int,
         *,
         postgres: bool,
