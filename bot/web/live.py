@@ -47,6 +47,7 @@ class Feed:
     watchers: int = 0
     dirty: bool = True
     task: asyncio.Task[None] | None = None
+    drawn: tuple[int, str] | None = None  # the version last drawn for the watchers, and its HTML
     _changed: asyncio.Condition = field(default_factory=asyncio.Condition)
     _wake: asyncio.Event = field(default_factory=asyncio.Event)
 

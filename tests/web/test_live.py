@@ -87,6 +87,40 @@ async def _damage_seen(site: Site) -> None:
         stream.close()
 
 
+async def test_watchers_of_one_board_share_each_drawing_of_it(site: Site, monkeypatch) -> None:
+    """Three open boards of one channel (two members): each is sent every change, and each
+    version of the board is drawn once for all of them (its lines name no viewer)."""
+    drawn: list[str] = []
+    fragment = pages.Pages.fragment
+
+    def counted(self: pages.Pages, board: object, link: object) -> str:
+        html = fragment(self, board, link)  # type: ignore[arg-type]
+        drawn.append(html)
+        return html
+
+    monkeypatch.setattr(pages.Pages, "fragment", counted)
+    h = site.h
+    await h.add_character("Roryn", vit=3)
+    await h.run(h.gm, "board start")
+    owner, player = await site.open(h.owner), await site.open(h.player)
+    url = f"boards/{h.guild.channel_id}/live"
+    streams = [
+        await _stream(owner.client, f"{owner.url}{url}"),
+        await _stream(owner.client, f"{owner.url}{url}"),
+        await _stream(player.client, f"{player.url}{url}"),
+    ]
+    try:
+        for stream in streams:
+            await next_event(stream, board_says("Roryn", "VIT 3/10"), DEADLINE_S)
+        await h.run(h.owner, "damage", character="Roryn", amount=1)
+        for stream in streams:
+            await next_event(stream, board_says("Roryn", "VIT 2/10"), DEADLINE_S)
+        assert len(drawn) == 2, drawn  # as it was, then after the damage
+    finally:
+        for stream in streams:
+            stream.close()
+
+
 async def test_a_revoked_link_ends_its_open_board(site: Site, monkeypatch) -> None:
     monkeypatch.setattr(pages, "CHECK_S", 0.0)  # the link is checked at every wake
     monkeypatch.setattr(pages, "PING_S", 0.2)
