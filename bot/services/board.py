@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from bot.db.database import Database
 from bot.db.records import Board, CharacterRow, Combat
+from bot.db.uow import UnitOfWork
 from bot.services.base import require_gm
 from bot.services.context import Caller
 from rules.condition import RollDue, roll_due
@@ -45,20 +46,24 @@ def _order(rows: list[CharacterRow], in_combat: bool) -> list[CharacterRow]:
 
 async def board_view(db: Database, guild_id: int, channel_id: int) -> BoardView:
     async with db.transaction(guild_id, read_only=True) as uow:
-        settings = await uow.settings()
-        combat = await uow.combat(channel_id)
-        if combat is not None:
-            rows = await uow.members(combat.id)
-            total = len(rows)
-            shown = _order(rows, in_combat=True)[:MAX_LINES]
-        else:
-            living, total = await uow.living(MAX_LINES)
-            shown = _order(living, in_combat=False)
-        latest = await uow.latest_event()
+        return await read_board(uow, channel_id, await uow.settings())
+
+
+async def read_board(uow: UnitOfWork, channel_id: int, settings: GuildSettings) -> BoardView:
+    """board_view's reading, in a transaction that has read the settings already."""
+    combat = await uow.combat(channel_id)
+    if combat is not None:
+        rows = await uow.members(combat.id)
+        total = len(rows)
+        shown = _order(rows, in_combat=True)[:MAX_LINES]
+    else:
+        living, total = await uow.living(MAX_LINES)
+        shown = _order(living, in_combat=False)
+    latest = await uow.latest_event()
     sheets = [row.sheet for row in shown]
     more = total - len(sheets)
     ids = tuple(row.id for row in shown)
-    return BoardView(guild_id, channel_id, combat, sheets, more, settings, latest, ids)
+    return BoardView(uow.guild_id, channel_id, combat, sheets, more, settings, latest, ids)
 
 
 async def check_gm(db: Database, caller: Caller) -> None:

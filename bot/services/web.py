@@ -18,7 +18,7 @@ from bot.db.database import Database
 from bot.db.records import Board, CharacterRow, Event
 from bot.db.uow import UnitOfWork
 from bot.services.base import check_permission, is_gm
-from bot.services.board import BoardView, board_view
+from bot.services.board import BoardView, read_board
 from bot.services.context import Caller, Permission
 from bot.services.play import Odds, odds_of
 from bot.services.recap import RECAP, Remembered, Told, remembered, retell
@@ -161,10 +161,10 @@ async def board(
     own reading), and whether the member is the GM: only a channel of this guild with a
     board, else NotFound."""
     async with db.transaction(caller.guild_id, read_only=True) as uow:
-        _, gm = await _admit(uow, caller, generation)
+        settings, gm = await _admit(uow, caller, generation)
         if await uow.board(channel_id) is None:
             raise NotFound()
-    return await board_view(db, caller.guild_id, channel_id), gm
+        return await read_board(uow, channel_id, settings), gm
 
 
 async def character_odds(
