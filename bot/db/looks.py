@@ -17,18 +17,15 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 from collections.abc import Iterator
-from typing import Any, TypeVarTuple, overload
+from typing import Any
 
 from sqlalchemy import Connection, CursorResult, Engine, Executable, create_engine
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.exc import TimeoutError as PoolFull
 from sqlalchemy.pool import QueuePool
-from sqlalchemy.sql.selectable import TypedReturnsRows
 
 from bot.db.codec import dumps
 from bot.db.hotpath import is_busy, loop_reader
-
-_Ts = TypeVarTuple("_Ts")
 
 # Connections kept for reuse; more are opened while that many transactions are open at once
 # (a body that awaits something else between its statements lets another one begin).
@@ -37,20 +34,11 @@ _MORE = 8
 
 
 class LoopConnection:
-    """What the unit of work asks of its connection (`execute`), on a synchronous one."""
+    """What the unit of work asks of its connection (session.py's `Connection`, which types
+    the rows), on a synchronous one."""
 
     def __init__(self, conn: Connection) -> None:
         self._conn = conn
-
-    @overload
-    async def execute(
-        self, statement: TypedReturnsRows[*_Ts], parameters: Any = None
-    ) -> CursorResult[*_Ts]: ...
-
-    @overload
-    async def execute(
-        self, statement: Executable, parameters: Any = None
-    ) -> CursorResult[*tuple[Any, ...]]: ...
 
     async def execute(
         self, statement: Executable, parameters: Any = None
