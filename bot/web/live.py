@@ -47,7 +47,7 @@ class Feed:
     watchers: int = 0
     dirty: bool = True
     task: asyncio.Task[None] | None = None
-    drawn: tuple[int, str] | None = None  # the version last drawn for the watchers, and its HTML
+    _drawn: tuple[int, str] | None = None  # the version last drawn for the watchers, its HTML
     _changed: asyncio.Condition = field(default_factory=asyncio.Condition)
     _wake: asyncio.Event = field(default_factory=asyncio.Event)
 
@@ -60,6 +60,14 @@ class Feed:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._changed.wait(), timeout)
             return self.version
+
+    def drawing(self, draw: Callable[[BoardView], str]) -> str:
+        """The current view as `draw` draws it, drawn once a version for all the watchers (the
+        lines name no viewer). Only once there is a view."""
+        if self._drawn is None or self._drawn[0] != self.version:
+            assert self.view is not None
+            self._drawn = (self.version, draw(self.view))
+        return self._drawn[1]
 
     def mark(self) -> None:
         self.dirty = True

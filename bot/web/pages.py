@@ -354,10 +354,7 @@ class Pages:
                 await response.write(b": ping\n\n")
                 continue
             seen = version
-            if feed.drawn is None or feed.drawn[0] != version:
-                # Drawn once for every watcher of the feed: the lines name no viewer.
-                feed.drawn = (version, self.fragment(feed.view, link))
-            html = feed.drawn[1]
+            html = feed.drawing(lambda board: self.fragment(board, link))
             if html != sent:
                 sent = html
                 await response.write(_event("board", html))
