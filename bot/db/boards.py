@@ -2,26 +2,28 @@
 
 from __future__ import annotations
 
-from sqlalchemy import delete, select
+from sqlalchemy import bindparam, delete, select
 
 from bot.db.records import Board
 from bot.db.session import Session
 from bot.db.tables import boards
 
+# Built once (session.py says why): every view of a board's page reads them.
+_BOARD = select(boards.c.message_id, boards.c.layout).where(
+    boards.c.guild_id == bindparam("guild_id"), boards.c.channel_id == bindparam("channel_id")
+)
+_GUILD_BOARDS = select(boards.c.channel_id, boards.c.message_id, boards.c.layout).where(
+    boards.c.guild_id == bindparam("guild_id")
+)
+
 
 class BoardRepository(Session):
     async def board(self, channel_id: int) -> Board | None:
-        stmt = select(boards.c.message_id, boards.c.layout).where(
-            boards.c.guild_id == self.guild_id, boards.c.channel_id == channel_id
-        )
-        row = (await self.conn.execute(stmt)).one_or_none()
+        row = (await self.conn.execute(_BOARD, self._of(channel_id=channel_id))).one_or_none()
         return None if row is None else Board(self.guild_id, channel_id, row[0], bool(row[1]))
 
     async def guild_boards(self) -> list[Board]:
-        stmt = select(boards.c.channel_id, boards.c.message_id, boards.c.layout).where(
-            boards.c.guild_id == self.guild_id
-        )
-        rows = (await self.conn.execute(stmt)).all()
+        rows = (await self.conn.execute(_GUILD_BOARDS, self._of())).all()
         return [Board(self.guild_id, c, m, bool(layout)) for c, m, layout in rows]
 
     async def set_board(self, channel_id: int, message_id: int) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Row, Select, case, delete, func, select
+from sqlalchemy import Row, Select, bindparam, case, delete, func, select
 from sqlalchemy.exc import IntegrityError
 
 from bot.db.errors import name_taken, stale
@@ -36,6 +36,27 @@ _COLUMNS = (
 _DOWN_FIRST = {State.DYING.value: 0, State.CRITICAL.value: 1, State.UNCONSCIOUS.value: 2}
 _OUT = (State.DEAD.value, State.RETIRED.value)
 
+# Built once (session.py says why): the pages' and boards' reads.
+_OF_GUILD = characters.c.guild_id == bindparam("guild_id")
+_BY_ID: Select[Any] = select(*_COLUMNS).where(_OF_GUILD, characters.c.id == bindparam("row_id"))
+_BY_ID_LOCKED = _BY_ID.with_for_update()
+_PAGE: Select[Any] = (
+    select(*_COLUMNS)
+    .where(_OF_GUILD)
+    .order_by(characters.c.name_key, characters.c.id)
+    .offset(bindparam("offset"))
+    .limit(bindparam("limit"))
+)
+_COUNT = select(func.count()).select_from(characters).where(_OF_GUILD)
+_ALIVE = characters.c.state.not_in(_OUT)
+_LIVING: Select[Any] = (
+    select(*_COLUMNS)
+    .where(_OF_GUILD, _ALIVE)
+    .order_by(case(_DOWN_FIRST, value=characters.c.state, else_=9), characters.c.name_key)
+    .limit(bindparam("limit"))
+)
+_LIVING_COUNT = select(func.count()).select_from(characters).where(_OF_GUILD, _ALIVE)
+
 
 class CharacterRepository(GuildRepository):
     def _row(self, record: Row[Any]) -> CharacterRow:
@@ -57,8 +78,8 @@ class CharacterRepository(GuildRepository):
         return None if record is None else self._row(record)
 
     async def character_by_id(self, row_id: int, *, lock: bool = True) -> CharacterRow | None:
-        stmt = self._locked(self._select().where(characters.c.id == row_id), lock)
-        record = (await self.conn.execute(stmt)).first()
+        stmt = _BY_ID_LOCKED if self._locks(lock) else _BY_ID
+        record = (await self.conn.execute(stmt, self._of(row_id=row_id))).first()
         return None if record is None else self._row(record)
 
     async def active_character(self, user_id: int, *, lock: bool = True) -> CharacterRow | None:
@@ -96,28 +117,15 @@ class CharacterRepository(GuildRepository):
     async def characters_page(self, offset: int, limit: int) -> tuple[list[CharacterRow], int]:
         """A page of the guild's characters by name (the campaign page's cards), and how many
         there are in all."""
-        stmt = self._select().order_by(characters.c.name_key, characters.c.id)
-        records = (await self.conn.execute(stmt.offset(offset).limit(limit))).all()
-        count = (
-            select(func.count())
-            .select_from(characters)
-            .where(characters.c.guild_id == self.guild_id)
-        )
-        total = (await self.conn.execute(count)).scalar_one()
+        records = (await self.conn.execute(_PAGE, self._of(offset=offset, limit=limit))).all()
+        total = (await self.conn.execute(_COUNT, self._of())).scalar_one()
         return [self._row(record) for record in records], total
 
     async def living(self, limit: int) -> tuple[list[CharacterRow], int]:
         """The status board's characters: the living ones, who must roll first, at most
         `limit`; and how many living characters there are in all."""
-        living = self._select().where(characters.c.state.not_in(_OUT))
-        order = [case(_DOWN_FIRST, value=characters.c.state, else_=9), characters.c.name_key]
-        records = (await self.conn.execute(living.order_by(*order).limit(limit))).all()
-        count = (
-            select(func.count())
-            .select_from(characters)
-            .where(characters.c.guild_id == self.guild_id, characters.c.state.not_in(_OUT))
-        )
-        total = (await self.conn.execute(count)).scalar_one()
+        records = (await self.conn.execute(_LIVING, self._of(limit=limit))).all()
+        total = (await self.conn.execute(_LIVING_COUNT, self._of())).scalar_one()
         return [self._row(record) for record in records], total
 
     async def members(self, combat_id: int, *, lock: bool = False) -> list[CharacterRow]:

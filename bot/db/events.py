@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Row, func, select, update
+from sqlalchemy import Row, Select, bindparam, func, select, update
 
 from bot.db.characters import CharacterRepository
 from bot.db.codec import load_roll
@@ -20,6 +20,22 @@ from rules.outcome import Outcome
 from rules.rolls import Roll
 
 DELETE = "character delete"
+
+
+def _history(bookkeeping: bool, paged: bool) -> Select[Any]:
+    stmt = select(events).where(
+        events.c.guild_id == bindparam("guild_id"), events.c.character_id == bindparam("character")
+    )
+    if not bookkeeping:
+        stmt = stmt.where(events.c.is_change.is_(True))
+    if paged:
+        stmt = stmt.where(events.c.id < bindparam("before"))
+    return stmt.order_by(events.c.id.desc()).limit(bindparam("limit"))
+
+
+# Built once (session.py says why): a history's four shapes, the newest event's id.
+_HISTORY = {(b, p): _history(b, p) for b in (False, True) for p in (False, True)}
+_LATEST = select(func.max(events.c.id)).where(events.c.guild_id == bindparam("guild_id"))
 
 
 def _sheet(data: dict[str, Any] | None) -> Sheet | None:
@@ -107,15 +123,11 @@ class EventRepository(CharacterRepository):
         """The character's latest events, newest first: its changes (U-2), and its
         bookkeeping too when asked; with `before`, those older than that event (the next page
         of the campaign page's history, stable while new events arrive)."""
-        stmt = select(events).where(
-            events.c.guild_id == self.guild_id, events.c.character_id == character_id
-        )
-        if not bookkeeping:
-            stmt = stmt.where(events.c.is_change.is_(True))
-        if before is not None:
-            stmt = stmt.where(events.c.id < before)
-        stmt = stmt.order_by(events.c.id.desc()).limit(limit)
-        return [_event(record) for record in (await self.conn.execute(stmt)).all()]
+        stmt = _HISTORY[bookkeeping, before is not None]
+        values = {"character": character_id, "before": before, "limit": limit}
+        return [
+            _event(record) for record in (await self.conn.execute(stmt, self._of(**values))).all()
+        ]
 
     async def undo(self, character_id: int, user_id: int) -> tuple[Outcome, Event]:
         """U-3: revert the latest change not yet reverted, field by field (rules.history);
@@ -156,8 +168,7 @@ class EventRepository(CharacterRepository):
 
     async def latest_event(self) -> int:
         """The id of the guild's newest event (0: none): what changed since is newer."""
-        stmt = select(func.max(events.c.id)).where(events.c.guild_id == self.guild_id)
-        return (await self.conn.execute(stmt)).scalar_one_or_none() or 0
+        return (await self.conn.execute(_LATEST, self._of())).scalar_one_or_none() or 0
 
     async def deleted(self) -> list[tuple[int, Sheet]]:
         """The guild's deleted characters (their log stays): id and last sheet, newest first."""

@@ -2,34 +2,35 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 
 from bot.db.guilds import GuildRepository, settings_from
 from bot.db.tables import guilds, web_links
 from rules.models import GuildSettings
 
+# Built once (session.py says why): the campaign page's every view asks them.
+_GENERATION = (
+    select(web_links.c.generation)
+    .where(
+        web_links.c.guild_id == bindparam("guild_id"), web_links.c.user_id == bindparam("user_id")
+    )
+    .scalar_subquery()
+)
+_SETTINGS = select(guilds.c.settings).where(guilds.c.guild_id == bindparam("guild_id"))
+_LINK_GENERATION = select(_GENERATION)
+_LINK_GENERATION_AND_SETTINGS = select(_GENERATION, _SETTINGS.scalar_subquery())
+
 
 class WebLinkRepository(GuildRepository):
-    def _generation(self, user_id: int) -> Any:
-        return (
-            select(web_links.c.generation)
-            .where(web_links.c.guild_id == self.guild_id, web_links.c.user_id == user_id)
-            .scalar_subquery()
-        )
-
     async def link_generation(self, user_id: int) -> int:
         """The generation a link of this member must carry to be valid now (0: never revoked)."""
-        stmt = select(self._generation(user_id))
-        return (await self.conn.execute(stmt)).scalar_one_or_none() or 0
+        result = await self.conn.execute(_LINK_GENERATION, self._of(user_id=user_id))
+        return result.scalar_one_or_none() or 0
 
     async def link_generation_and_settings(self, user_id: int) -> tuple[int, GuildSettings]:
         """The same and the guild's settings, in one query (the campaign page's every view)."""
-        settings = (
-            select(guilds.c.settings).where(guilds.c.guild_id == self.guild_id).scalar_subquery()
-        )
-        row = (await self.conn.execute(select(self._generation(user_id), settings))).one()
+        result = await self.conn.execute(_LINK_GENERATION_AND_SETTINGS, self._of(user_id=user_id))
+        row = result.one()
         return row[0] or 0, settings_from(row[1])
 
     async def revoke_links(self, user_id: int) -> int:

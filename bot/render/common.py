@@ -3,7 +3,6 @@ Discord's choices (a message's own limits: bot/render/card.py)."""
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Sequence
 from fractions import Fraction
@@ -167,12 +166,22 @@ def rule_footer(rules: Sequence[str], settings: GuildSettings | None) -> str | N
 
 def _rounded(p: Fraction, places: int) -> str:
     """p as a percentage with `places` decimals, rounded half up on the exact fraction: 1/32 is
-    3.13%, 5/8 is 63% (a float would see 3.125 as 3.12 and round 62.5 half to even)."""
-    units = math.floor(p * 100 * 10**places + Fraction(1, 2))
+    3.13%, 5/8 is 63% (a float would see 3.125 as 3.12 and round 62.5 half to even). In whole
+    numbers, not Fraction's arithmetic: the odds chart and its table write dozens a page."""
+    scale = 100 * 10**places
+    units = (2 * p.numerator * scale + p.denominator) // (2 * p.denominator)
     if not places:
         return f"{units}%"
     whole, part = divmod(units, 10**places)
     return f"{whole}.{part:0{places}d}%"
+
+
+def _below(p: Fraction, numerator: int, denominator: int) -> bool:
+    return p.numerator * denominator < numerator * p.denominator
+
+
+def _above(p: Fraction, numerator: int, denominator: int) -> bool:
+    return p.numerator * denominator > numerator * p.denominator
 
 
 def percent(p: Fraction) -> str:
@@ -181,9 +190,9 @@ def percent(p: Fraction) -> str:
         return "0%"
     if p == 1:
         return "100%"
-    if p < Fraction(1, 10_000):
+    if _below(p, 1, 10_000):
         return "<0.01%"
-    if p > Fraction(9_999, 10_000):
+    if _above(p, 9_999, 10_000):
         return ">99.99%"
     return _rounded(p, 2)
 
@@ -194,9 +203,9 @@ def short_percent(p: Fraction) -> str:
         return "0%"
     if p == 1:
         return "100%"
-    if p < Fraction(1, 100):
+    if _below(p, 1, 100):
         return "<1%"
-    if p > Fraction(99, 100):
+    if _above(p, 99, 100):
         return ">99%"
     return _rounded(p, 0)
 
