@@ -206,7 +206,9 @@ async def beside(load: Any, *, rate: float, live: int, guild: int = 0) -> AsyncI
     guild_id = world.guild_id(guild)
     channel_id = guild_id + 1  # a channel of the guild's own; the bot's boards never edit it
     links = Links(SECRET, hours=24, base_url="http://127.0.0.1/")
-    server = WebServer(lambda: bot.db, links, host="127.0.0.1", port=0, rate_limit=None)
+    server = WebServer(
+        lambda: bot.db, links, host="127.0.0.1", port=0, rate_limit=None, commands=bot.inflight
+    )
     await server.start()
     links.base_url = f"http://127.0.0.1:{server.port}/"
     async with bot.db.transaction(guild_id) as uow:

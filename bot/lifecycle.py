@@ -45,6 +45,8 @@ class InFlight:
         self.draining = False
         # task -> what it handles, for the log: a name, or what tells it (read only if logged)
         self._tasks: dict[asyncio.Task[Any], str | Callable[[], str]] = {}
+        self._quiet = asyncio.Event()  # set while no interaction is being handled
+        self._quiet.set()
 
     def __len__(self) -> int:
         return len(self._tasks)
@@ -57,7 +59,16 @@ class InFlight:
         if task is None or task.done() or task in self._tasks:
             return
         self._tasks[task] = what or task.get_name()
+        self._quiet.clear()
         task.add_done_callback(self._discard)
+
+    async def quiet(self, timeout: float) -> None:
+        """Returns once no interaction is being handled, or after `timeout` s: the campaign
+        page's work runs between the commands, not in their way (bot/web/site.py)."""
+        await asyncio.sleep(0)  # an interaction that arrived just now is tracked first
+        if self._tasks:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._quiet.wait(), timeout)
 
     def running(self) -> list[str]:
         return sorted(what() if callable(what) else what for what in self._tasks.values())
@@ -95,6 +106,8 @@ class InFlight:
 
     def _discard(self, task: asyncio.Task[Any]) -> None:
         self._tasks.pop(task, None)
+        if not self._tasks:
+            self._quiet.set()
 
 
 async def admitted(interaction: discord.Interaction) -> bool:

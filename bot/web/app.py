@@ -30,7 +30,7 @@ from bot.web.guard import HEADERS, RateGuard, client_address
 from bot.web.links import LinkRefused, Links
 from bot.web.live import LiveBoards
 from bot.web.pages import Pages
-from bot.web.site import NOT_FOUND, PageError, Site, now_utc
+from bot.web.site import NOT_FOUND, Commands, PageError, Site, now_utc
 
 log = logging.getLogger("lastgasp.web")
 
@@ -85,6 +85,7 @@ class WebServer:
         channel_name: Callable[[int], str | None] = lambda _channel: None,
         clock: Callable[[], datetime] = now_utc,
         live: LiveBoards | None = None,
+        commands: Commands | None = None,
     ) -> None:
         self.host = host
         self.port = port
@@ -100,6 +101,7 @@ class WebServer:
             channel_name=channel_name,
             clock=clock,
             forwarded=forwarded,
+            commands=commands,
         )
         self._rate = RateGuard(rate_limit)
         app = web.Application(

@@ -159,7 +159,7 @@ class Pages:
         ]
         deleted = [{"id": i, "name": sheet.name} for i, sheet in found.deleted]
         recaps = recap_view.items(found.recaps, viewer=link.user_id, now=site.clock())
-        return site.page(
+        return await site.render(
             "campaign.html",
             **site.context(
                 link,
@@ -192,7 +192,7 @@ class Pages:
                 for e in found.history
             ]
         base = f"{root}servers/{link.guild_id}/characters/{character_id}"
-        return site.page(
+        return await site.render(
             "character.html",
             **site.context(
                 link,
@@ -232,7 +232,7 @@ class Pages:
         async with site.reading() as db:
             found, gm = await service.board(db, link.caller, link.generation, channel_id)
         base = f"{site.root}servers/{link.guild_id}/boards/{channel_id}"
-        return site.page(
+        return await site.render(
             "board.html",
             **site.context(
                 link,
@@ -253,7 +253,7 @@ class Pages:
         async with site.reading() as db:
             found = await service.recaps(db, link.caller, link.generation, before=before)
         recaps = recap_view.items(found.recaps, viewer=link.user_id, now=site.clock())
-        return site.page(
+        return await site.render(
             "recaps.html",
             **site.context(
                 link,
@@ -273,7 +273,7 @@ class Pages:
             found = await service.recap_page(db, link.caller, link.generation, recap_id)
         shown = recap_view.recap(found, viewer=link.user_id, now=site.clock(), root=site.root)
         width, height = RECAP_SIZE
-        return site.page(
+        return await site.render(
             "recap.html",
             **site.context(
                 link,

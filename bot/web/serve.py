@@ -81,6 +81,7 @@ async def beside(bot: LastGaspBot, settings: Settings) -> WebServer | None:
         forwarded=settings.web_forwarded,
         channel_name=channel_names(bot),
         clock=bot.clock,
+        commands=bot.inflight,
     )
     await _listen(server, settings)
     return server

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 import jinja2
@@ -29,6 +30,17 @@ MAX_PAGE = 10_000
 PAGE_READS = 2  # page views reading the database at once: the commands come first
 PAGE_WAIT_S = 2.0  # beyond this wait for a turn, "busy" (503)
 BUSY = "The table is busy right now: reload in a moment."
+# A page view gives way to the commands in flight (issue 18: it must not move their p99): its
+# reads, its view and each piece of its template (SLICE_S of the loop at most) wait for a moment
+# when no interaction is being handled, but never longer than GIVE_WAY_S a piece.
+GIVE_WAY_S = 0.02
+SLICE_S = 0.0003
+
+
+class Commands(Protocol):
+    """The interactions this process is handling (bot/lifecycle.py's InFlight)."""
+
+    async def quiet(self, timeout: float) -> None: ...
 
 
 class PageError(Exception):
@@ -64,6 +76,7 @@ class Site:
     clock: Callable[[], datetime]
     forwarded: bool = False
     reads: asyncio.Semaphore | None = None
+    commands: Commands | None = None  # the bot's, where the page is served beside it
 
     @property
     def root(self) -> str:
@@ -98,7 +111,24 @@ class Site:
 
     def page(self, template: str, status: int = 200, **context: Any) -> web.Response:
         html = self.templates.get_template(template).render(**context)
-        return web.Response(text=html, status=status, content_type="text/html", charset="utf-8")
+        return _html(html, status)
+
+    async def render(self, template: str, **context: Any) -> web.Response:
+        """A page as `page` writes it, drawn in pieces between the commands (`give_way`)."""
+        await self.give_way()
+        parts: list[str] = []
+        began = time.perf_counter()
+        for part in self.templates.get_template(template).generate(**context):
+            parts.append(part)
+            if time.perf_counter() - began > SLICE_S:
+                await self.give_way()
+                began = time.perf_counter()
+        return _html("".join(parts), 200)
+
+    async def give_way(self) -> None:
+        """Waits for a moment when the bot is handling no interaction (GIVE_WAY_S at most)."""
+        if self.commands is not None:
+            await self.commands.quiet(GIVE_WAY_S)
 
     def message(self, status: int, heading: str, message: str) -> web.Response:
         return self.page("message.html", status, **self.context(heading=heading, message=message))
@@ -134,12 +164,17 @@ class Site:
                 raise PageError(
                     503, "Starting", "The bot is starting: reload in a moment."
                 ) from None
+            await self.give_way()
             try:
                 yield db
             except Busy:
                 raise PageError(503, "Busy", BUSY) from None
         finally:
             reads.release()
+
+
+def _html(text: str, status: int) -> web.Response:
+    return web.Response(text=text, status=status, content_type="text/html", charset="utf-8")
 
 
 def now_utc() -> datetime:

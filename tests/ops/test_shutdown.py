@@ -306,3 +306,34 @@ async def test_shutdown_gives_up_on_a_stuck_interaction_logs_it_and_closes(monke
         r"closing with 1 interaction\(s\) still running after 0\.[23] s: damage", caplog.text
     )
     assert stuck.cancelled()  # given up on: ended, not left to fail on a closed connection
+
+
+async def test_quiet_returns_once_no_interaction_is_handled_or_at_its_timeout():
+    """The campaign page's pieces wait on it (bot/web/site.py: the commands first)."""
+    inflight = InFlight()
+    await asyncio.wait_for(inflight.quiet(60), 1)  # nothing in flight: at once
+    release = asyncio.Event()
+    order: list[str] = []
+
+    async def command() -> None:
+        await release.wait()
+        order.append("command done")
+
+    task = asyncio.create_task(command())
+    inflight.track(task, "damage")
+
+    async def page() -> None:
+        await inflight.quiet(60)
+        order.append("page goes on")
+
+    waiting = asyncio.create_task(page())
+    done, _ = await asyncio.wait({waiting}, timeout=0.2)
+    assert not done  # the command is still being handled
+    release.set()
+    await asyncio.wait_for(waiting, 1)
+    assert order == ["command done", "page goes on"]
+
+    stuck = asyncio.create_task(asyncio.sleep(60))
+    inflight.track(stuck, "character create")
+    await asyncio.wait_for(inflight.quiet(0.05), 1)  # gives up waiting, never hangs
+    stuck.cancel()

@@ -129,6 +129,7 @@ async def serving(
             clock=lambda: bot.clock().timestamp(),
         )
         options.setdefault("rate_limit", None)
+        options.setdefault("commands", bot.inflight)  # the commands first, as beside the bot
         if live is not None:
             options["live"] = LiveBoards(lambda: bot.db, **live)
         server = WebServer(
