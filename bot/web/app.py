@@ -198,6 +198,7 @@ class WebServer:
             )
             response.headers["Retry-After"] = str(seconds)
             return response
+        await self.site.give_way()  # its link checked, its reads: between the commands
         return await handler(request)
 
     async def _static_file(self, request: web.Request) -> web.Response:
