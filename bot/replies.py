@@ -22,7 +22,7 @@ from typing import Any
 import aiohttp
 import discord
 
-from bot.private_api import forget_response
+from bot.private_api import forget_response, send_answer
 from bot.render.card import Card
 from bot.render.common import INFO_COLOUR
 from bot.render.layout import dismantle, layout
@@ -188,9 +188,7 @@ async def _send(interaction: discord.Interaction[Any], state: _Answer, reply: Re
     kwargs = message(reply)
     if not state.deferred and not interaction.response.is_done():
         try:
-            await interaction.response.send_message(
-                **kwargs, files=_files(reply), ephemeral=reply.ephemeral
-            )
+            await send_answer(interaction, **kwargs, files=_files(reply), ephemeral=reply.ephemeral)
             _acknowledged(interaction, state)
             return
         except discord.HTTPException as error:

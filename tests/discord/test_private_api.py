@@ -115,3 +115,66 @@ def test_a_prebuilt_layout_has_every_attribute_a_view_of_discord_py_has() -> Non
     ours = PrebuiltLayout([])
     assert set(vars(made)) <= set(vars(ours)), "update bot/private_api.py's PrebuiltLayout"
     assert ours.children == [] and ours.children is not PrebuiltLayout([]).children
+
+
+def test_send_answer_finds_the_parts_of_discord_py_it_takes_send_message_s_steps_from() -> None:
+    import inspect
+
+    from discord.webhook import async_ as webhook
+
+    for name in ("async_context", "interaction_message_response_params"):
+        assert hasattr(webhook, name), (
+            f"discord.webhook.async_.{name} is gone: bot/private_api.py's send_answer must "
+            "follow discord.InteractionResponse.send_message's new steps"
+        )
+    given = {"type", "content", "files", "previous_allowed_mentions", "allowed_mentions"}
+    given |= {"flags", "view"}
+    taken = set(inspect.signature(webhook.interaction_message_response_params).parameters)
+    assert given <= taken, f"interaction_message_response_params no longer takes {given - taken}"
+    adapter = webhook.AsyncWebhookAdapter.create_interaction_response
+    taken = set(inspect.signature(adapter).parameters)
+    assert {"session", "proxy", "proxy_auth", "params"} <= taken, (
+        "create_interaction_response's parameters moved: update bot/private_api.py's send_answer"
+    )
+    for name in ("_state", "_session"):  # its connection state and HTTP session
+        assert name in discord.Interaction.__slots__, (
+            f"discord.Interaction has no {name} any more: update bot/private_api.py's send_answer"
+        )
+    assert "_response_type" in discord.InteractionResponse.__slots__, (
+        "InteractionResponse no longer marks its answer in _response_type: is_done() would "
+        "not see send_answer's answer (bot/private_api.py)"
+    )
+
+
+async def test_send_answer_sends_what_send_message_sends(harness: Harness, monkeypatch) -> None:
+    """The same requests, byte for byte, for a public answer with a picture and a private
+    refusal, as discord.py's own send_message sends them."""
+    import bot.replies as replies
+
+    h = harness
+    await h.add_character("Roryn", vit=-2)
+
+    async def scripted() -> list[list[tuple[str, str, object, object]]]:
+        out = []
+        for command, options in (
+            ("odds", {"character": "Roryn"}),  # public, with the chart as a file
+            ("heal", {"character": "Nobody", "amount": 1}),  # refused: private
+        ):
+            result = await h.run(h.owner, command, **options)
+            out.append([(r.method, r.path, r.payload, r.files) for r in result.requests])
+        return out
+
+    ours = await scripted()
+
+    async def through_send_message(interaction, *, view, allowed_mentions, files, ephemeral):
+        assert not interaction.response.is_done()
+        await interaction.response.send_message(
+            view=view, allowed_mentions=allowed_mentions, files=files, ephemeral=ephemeral
+        )
+
+    monkeypatch.setattr(replies, "send_answer", through_send_message)
+    theirs = await scripted()
+    assert ours == theirs
+    assert [len(requests) for requests in ours] == [1, 1]
+    assert ours[0][0][3] and not ours[1][0][3]  # the chart went as a file; the refusal has none
+    assert ours[1][0][2]["data"]["flags"] & 64  # private (EPHEMERAL)
