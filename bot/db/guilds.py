@@ -6,13 +6,16 @@ import json
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 
 from bot.db.session import Session
 from bot.db.tables import guilds
 from rules.models import GuildSettings
 
 FIRST_DAY = 1
+# Built once (session.py says why): the settings, read by every board and page view.
+SETTINGS = select(guilds.c.settings).where(guilds.c.guild_id == bindparam("guild_id"))
+_SETTINGS_LOCKED = SETTINGS.with_for_update()
 
 
 @lru_cache(maxsize=1024)
@@ -39,10 +42,8 @@ class GuildRepository(Session):
         """lock=True before a read-modify-write of the settings (PostgreSQL row lock)."""
         if lock:
             await self._ensure_guild()
-        stmt = self._locked(
-            select(guilds.c.settings).where(guilds.c.guild_id == self.guild_id), lock
-        )
-        return settings_from((await self.conn.execute(stmt)).scalar_one_or_none())
+        stmt = _SETTINGS_LOCKED if self._locks(lock) else SETTINGS
+        return settings_from((await self.conn.execute(stmt, self._of())).scalar_one_or_none())
 
     async def save_settings(self, settings: GuildSettings) -> None:
         self._writable()

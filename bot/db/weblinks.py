@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from sqlalchemy import bindparam, select
 
-from bot.db.guilds import GuildRepository, settings_from
-from bot.db.tables import guilds, web_links
+from bot.db.guilds import SETTINGS, GuildRepository, settings_from
+from bot.db.tables import web_links
 from rules.models import GuildSettings
 
 # Built once (session.py says why): the campaign page's every view asks them.
@@ -16,9 +16,8 @@ _GENERATION = (
     )
     .scalar_subquery()
 )
-_SETTINGS = select(guilds.c.settings).where(guilds.c.guild_id == bindparam("guild_id"))
 _LINK_GENERATION = select(_GENERATION)
-_LINK_GENERATION_AND_SETTINGS = select(_GENERATION, _SETTINGS.scalar_subquery())
+_LINK_GENERATION_AND_SETTINGS = select(_GENERATION, SETTINGS.scalar_subquery())
 
 
 class WebLinkRepository(GuildRepository):
