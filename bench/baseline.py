@@ -1,22 +1,25 @@
-"""The floor: the same database work as one command, with the raw driver and no ORM.
+"""The floor: the same database work as the mix's commands, with the raw driver and no ORM.
 
-One command's database work: in one transaction, read one character by guild and name, write
-its sheet back, append one event holding the sheet before and after. On SQLite that is
-aiosqlite on one connection (SQLite has one writer: an asyncio lock queues the transactions,
-the fastest way to share it, and BEGIN IMMEDIATE as the bot does); on PostgreSQL an asyncpg
-pool with SELECT … FOR UPDATE. Same pragmas as the bot's engine.
+A write command's database work: in one transaction, read one character by guild and name,
+write its sheet back, append one event holding the sheet before and after. A look's
+(`/character show`): read the character, outside any transaction. The same commands on the same
+characters as the bot's slice of the same seed (`bench.world.mix`). On SQLite that is aiosqlite:
+the writes on one connection (SQLite has one writer: an asyncio lock queues the transactions, the
+fastest way to share it, and BEGIN IMMEDIATE as the bot does), the looks on a second one (a WAL
+reader waits for no writer, as the bot's looks do not); on PostgreSQL an asyncpg pool, the writes
+with SELECT … FOR UPDATE. Same pragmas as the bot's engine.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import random
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from bench.stats import Figures, Job, closed_loop, open_loop
-from bench.world import World, raw_dsn, sqlite_path
+from bench.world import World, mix, raw_dsn, sqlite_path
 from rules.names import name_key
 
 SQLITE_PRAGMAS = (
@@ -37,20 +40,32 @@ _INSERT = (
 )
 
 
+LOOK = "character show"  # the mix's one command that only reads
+
+
+@dataclass(frozen=True)
+class Target:
+    """One command of the baseline: the character it works on, who asks, whether it writes."""
+
+    guild_id: int
+    key: str
+    user_id: int
+    writes: bool
+
+
 def indexes(world: World, count: int, seed: int) -> list[int]:
-    """The `count` characters the baseline works on, drawn uniformly."""
-    rng = random.Random(seed)
-    return [rng.randrange(world.characters) for _ in range(count)]
+    """The characters of the `count` commands of the mix of this seed."""
+    return [i for i, _, _ in mix(world, count, seed)]
 
 
-def targets(world: World, count: int, seed: int) -> list[tuple[int, str, int]]:
-    """(guild id, name key, user id) of each character the baseline works on."""
+def targets(world: World, count: int, seed: int) -> list[Target]:
+    """The mix's `count` commands of this seed, as the baseline does them: the same characters
+    and speakers as the bot's (the GM for /recover), and which of them only look."""
     picked = []
-    for i in indexes(world, count, seed):
+    for i, command, _ in mix(world, count, seed):
         g = world.guild_of(i)
-        picked.append(
-            (world.guild_id(g), name_key(world.name(i)), world.player_id(g, world.owner_of(i)))
-        )
+        user = world.gm_id(g) if command == "recover" else world.player_id(g, world.owner_of(i))
+        picked.append(Target(world.guild_id(g), name_key(world.name(i)), user, command != LOOK))
     return picked
 
 
@@ -67,10 +82,13 @@ class Baseline:
 
     label: str
 
-    def jobs(self, targets: list[tuple[int, str, int]]) -> list[Job]:
-        return [self._job(*t) for t in targets]
+    def jobs(self, targets: list[Target]) -> list[Job]:
+        return [self._job(t) if t.writes else self._look(t) for t in targets]
 
-    def _job(self, guild_id: int, key: str, user_id: int) -> Job:
+    def _job(self, target: Target) -> Job:
+        raise NotImplementedError
+
+    def _look(self, target: Target) -> Job:
         raise NotImplementedError
 
     async def close(self) -> None:
@@ -78,26 +96,44 @@ class Baseline:
 
 
 class SQLiteBaseline(Baseline):
-    """aiosqlite, one connection shared through an asyncio lock (one writer at a time is all
-    SQLite allows; queueing in-process is the fastest way to share it), BEGIN IMMEDIATE."""
+    """aiosqlite: the writes on one connection shared through an asyncio lock (one writer at a
+    time is all SQLite allows; queueing in-process is the fastest way to share it), BEGIN
+    IMMEDIATE; the looks on a connection of their own, never waiting for the writes."""
 
     label = "baseline sqlite"
 
-    def __init__(self, conn: Any) -> None:
+    def __init__(self, conn: Any, reader: Any) -> None:
         self._conn = conn
+        self._reader = reader
         self._lock = asyncio.Lock()
 
     @classmethod
     async def open(cls, url: str) -> SQLiteBaseline:
         import aiosqlite
 
-        conn = await aiosqlite.connect(sqlite_path(url), isolation_level=None)
-        for pragma in SQLITE_PRAGMAS:
-            await conn.execute(pragma)
-        return cls(conn)
+        conns = []
+        for _ in range(2):
+            conn = await aiosqlite.connect(sqlite_path(url), isolation_level=None)
+            for pragma in SQLITE_PRAGMAS:
+                await conn.execute(pragma)
+            conns.append(conn)
+        return cls(*conns)
 
-    def _job(self, guild_id: int, key: str, user_id: int) -> Job:
+    def _look(self, target: Target) -> Job:
+        reader, select = self._reader, _SELECT.format("?", "?")
+        guild_id, key = target.guild_id, target.key
+
+        async def run() -> None:
+            async with reader.execute(select, (guild_id, key)) as cursor:
+                found = await cursor.fetchone()
+            assert found is not None
+            json.loads(found[1])
+
+        return run
+
+    def _job(self, target: Target) -> Job:
         conn, lock = self._conn, self._lock
+        guild_id, key, user_id = target.guild_id, target.key, target.user_id
         select = _SELECT.format("?", "?")
         update = _UPDATE.format("?", "?", "?")
         insert = _INSERT.format("?", "?", "?", "?", "?", "?", "?", "1")
@@ -123,10 +159,12 @@ class SQLiteBaseline(Baseline):
 
     async def close(self) -> None:
         await self._conn.close()
+        await self._reader.close()
 
 
 class PostgresBaseline(Baseline):
-    """An asyncpg pool (the bot engine's size), SELECT … FOR UPDATE, UPDATE, INSERT."""
+    """An asyncpg pool (the bot engine's size): a write SELECT … FOR UPDATE, UPDATE, INSERT in
+    a transaction; a look one SELECT."""
 
     def __init__(self, pool: Any, size: int) -> None:
         self._pool = pool
@@ -139,8 +177,20 @@ class PostgresBaseline(Baseline):
         pool = await asyncpg.create_pool(raw_dsn(url), min_size=pool_size, max_size=pool_size)
         return cls(pool, pool_size)
 
-    def _job(self, guild_id: int, key: str, user_id: int) -> Job:
+    def _look(self, target: Target) -> Job:
+        pool, select = self._pool, _SELECT.format("$1", "$2")
+        guild_id, key = target.guild_id, target.key
+
+        async def run() -> None:
+            found = await pool.fetchrow(select, guild_id, key)
+            assert found is not None
+            json.loads(found[1])
+
+        return run
+
+    def _job(self, target: Target) -> Job:
         pool = self._pool
+        guild_id, key, user_id = target.guild_id, target.key, target.user_id
         select = _SELECT.format("$1", "$2") + " FOR UPDATE"
         update = _UPDATE.format("$1", "$2", "$3")
         insert = _INSERT.format("$1", "$2", "$3", "$4", "$5", "$6", "$7", "TRUE")

@@ -9,56 +9,19 @@ sees its answer (`sent.reply`: a type 4 reply, or the edit that completes a defe
 from __future__ import annotations
 
 import asyncio
-import math
 import random
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from bench.stats import Figures, Job, closed_loop, open_loop
-from bench.world import DOWN_EVERY, PLAYERS, World
+from bench.world import PLAYERS, World, mix
 from bot.app import create_bot
 from bot.failures import SOMETHING_WENT_WRONG
 from bot.offline import Member, Message, OfflineDriver, SentInteraction
 
-# The play commands and their share of the load (of 100).
-MIX: tuple[tuple[str, int], ...] = (
-    ("damage", 20),
-    ("heal", 15),
-    ("recover", 10),
-    ("react", 15),
-    ("push", 10),
-    ("emotion", 10),
-    ("character show", 20),
-)
-EMOTIONS = ("anger", "fear", "sadness", "guilt")
 ANSWER_TIMEOUT = 30.0
 WATCH_EVERY = 1.0  # how often the run looks for commands left unanswered past ANSWER_TIMEOUT
-
-
-def mix(world: World, count: int, seed: int) -> list[tuple[int, str, dict[str, Any]]]:
-    """`count` commands of the mix: (character index, command, options), each on a character
-    drawn uniformly; /recover on one of those that start Unconscious (World.down), by the GM
-    (outside combat only the GM calls for it, R-8), the others by the character's owner."""
-    rng = random.Random(seed)
-    names = [name for name, _ in MIX]
-    weights = [weight for _, weight in MIX]
-    down = math.ceil(world.characters / DOWN_EVERY)
-    planned = []
-    for command in rng.choices(names, weights, k=count):
-        if command == "recover":
-            i = DOWN_EVERY * rng.randrange(down)
-        else:
-            i = rng.randrange(world.characters)
-        options: dict[str, Any] = {"character": world.name(i)}
-        if command in ("damage", "heal", "push"):
-            options["amount"] = 1
-        elif command == "react":
-            options["what"] = "dodge"
-        elif command == "emotion":
-            options.update(emotion=rng.choice(EMOTIONS), stages=1)
-        planned.append((i, command, options))
-    return planned
 
 
 class BotLoad:

@@ -40,10 +40,18 @@ from bench import baseline, hop, layout_cost  # noqa: E402
 from bench.baseline import Baseline, open_baseline  # noqa: E402
 from bench.breakdown import NOOP, breakdown, noop_command  # noqa: E402
 from bench.hop import awake, thread_hop_us  # noqa: E402
-from bench.load import BotLoad, mix  # noqa: E402
-from bench.stats import Figures, Paired, poisson_arrivals, round_down, round_up  # noqa: E402
+from bench.load import BotLoad  # noqa: E402
+from bench.stats import (  # noqa: E402
+    Figures,
+    Paired,
+    poisson_arrivals,
+    pooled_p99_ratio,
+    round_down,
+    round_up,
+)
 from bench.world import (  # noqa: E402
     World,
+    mix,
     postgres_database,
     postgres_server,
     restore,
@@ -89,6 +97,7 @@ class Plan:
     profile: str | None = None
     cores: str = "awake"  # every core held awake while measuring, or let idle (bench/hop.py)
     views: float = 0.0  # campaign page views a second beside paired open-loop slices (0: none)
+    views_rounds: int = 0  # …and how many pairs of them
 
 
 @dataclass
@@ -152,10 +161,16 @@ class Backend:
         return Paired.of([b.rate for b in self.boards_on], [b.rate for b in self.boards_off])
 
     def views(self) -> Paired | None:
-        """The commands' open-loop p99 with the page read beside them over without."""
+        """The commands' open-loop p99 with the page read beside them over without, per pair."""
         if not self.views_on:
             return None
         return Paired.of([b.p99_ms for b in self.views_on], [b.p99_ms for b in self.views_off])
+
+    def views_pooled(self) -> float | None:
+        """The same over every pair's commands together (`views_p99`: bench/README.md)."""
+        if not self.views_on:
+            return None
+        return pooled_p99_ratio(self.views_on, self.views_off)
 
     def figures(self) -> dict[str, Paired]:
         found = {
@@ -259,6 +274,7 @@ def make_plan(args: argparse.Namespace) -> Plan:
         boards=args.boards,
         cores=args.cores,
         views=args.views,
+        views_rounds=2 * (9 if quick else 15),  # a tail effect: twice the open loop's pairs
         profile=args.profile,
     )
 
@@ -587,7 +603,7 @@ async def measure_views(plan: Plan, slices: Slices) -> None:
     count = max(100, round(found.open_rate * plan.open_seconds))
     print(
         f"{found.name}: page views, {plan.views:g}/s beside open-loop slices at "
-        f"{found.open_rate:.0f}/s, {plan.open_rounds} pairs"
+        f"{found.open_rate:.0f}/s, {plan.views_rounds} pairs"
     )
     async with web_views.beside(load, rate=plan.views, live=VIEWS_LIVE) as reader:
 
@@ -600,7 +616,7 @@ async def measure_views(plan: Plan, slices: Slices) -> None:
             small.dirty.update(i for i, _, _ in mix(small.world, count, s))
             (found.views_on if read else found.views_off).append(show(figures))
 
-        for r in range(plan.open_rounds):
+        for r in range(plan.views_rounds):
             s = slices.seeds()
             arrivals = poisson_arrivals(found.open_rate, count, s)
             await in_turn([functools.partial(one, read, s, arrivals) for read in (True, False)], r)
@@ -830,9 +846,12 @@ def report(backends: list[Backend]) -> list[str]:
         boards = found.boards()
         if boards is not None:
             lines.append(f"  {'boards':<15} {boards.describe()}")
-        views = found.views()
-        if views is not None:
-            lines.append(f"  {'views_p99':<15} {views.describe()}  (open loop, read ÷ not)")
+        views, pooled = found.views(), found.views_pooled()
+        if views is not None and pooled is not None:
+            lines.append(
+                f"  {'views_p99':<15} pooled {pooled:.3f}  per pair {views.describe()}  "
+                f"(open loop, read ÷ not)  → {round_up(pooled)}"
+            )
         if found.hops_us:
             hops = sorted(found.hops_us)
             lines.append(
@@ -859,7 +878,7 @@ def summary(backends: list[Backend]) -> str:
     boards = [b.median for b in (f.boards() for f in backends) if b is not None]
     if boards:
         parts.append(f"boards={round_down(min(boards))}")
-    views = [v.median for v in (f.views() for f in backends) if v is not None]
+    views = [v for v in (f.views_pooled() for f in backends) if v is not None]
     if views:
         parts.append(f"views_p99={round_up(max(views))}")
     return "bot/baseline " + " ".join(parts)

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
+import random
 import tempfile
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -62,6 +64,44 @@ class World:
     @staticmethod
     def down(i: int) -> bool:
         return i % DOWN_EVERY == 0
+
+
+# The play commands and their share of the load (of 100).
+MIX: tuple[tuple[str, int], ...] = (
+    ("damage", 20),
+    ("heal", 15),
+    ("recover", 10),
+    ("react", 15),
+    ("push", 10),
+    ("emotion", 10),
+    ("character show", 20),
+)
+EMOTIONS = ("anger", "fear", "sadness", "guilt")
+
+
+def mix(world: World, count: int, seed: int) -> list[tuple[int, str, dict[str, Any]]]:
+    """`count` commands of the mix: (character index, command, options), each on a character
+    drawn uniformly; /recover on one of those that start Unconscious (World.down), by the GM
+    (outside combat only the GM calls for it, R-8), the others by the character's owner."""
+    rng = random.Random(seed)
+    names = [name for name, _ in MIX]
+    weights = [weight for _, weight in MIX]
+    down = math.ceil(world.characters / DOWN_EVERY)
+    planned = []
+    for command in rng.choices(names, weights, k=count):
+        if command == "recover":
+            i = DOWN_EVERY * rng.randrange(down)
+        else:
+            i = rng.randrange(world.characters)
+        options: dict[str, Any] = {"character": world.name(i)}
+        if command in ("damage", "heal", "push"):
+            options["amount"] = 1
+        elif command == "react":
+            options["what"] = "dodge"
+        elif command == "emotion":
+            options.update(emotion=rng.choice(EMOTIONS), stages=1)
+        planned.append((i, command, options))
+    return planned
 
 
 def _sheet_template() -> dict[str, Any]:

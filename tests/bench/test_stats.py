@@ -19,6 +19,7 @@ from bench.stats import (
     open_loop,
     percentile,
     poisson_arrivals,
+    pooled_p99_ratio,
     round_down,
     round_up,
 )
@@ -230,9 +231,23 @@ def test_page_views_pair_the_open_loop_p99_with_and_without_and_join_the_summary
     for read, unread in ((30, 20), (45, 30), (20, 20)):
         found.views_on.append(_slices(300, read))
         found.views_off.append(_slices(300, unread))
-    assert summary([found]).endswith(" views_p99=1.50")  # 1.5, 1.5, 1.0: the median
-    assert any(line.split()[:3] == ["views_p99", "median", "1.500"] for line in report([found]))
+    # Pooled: the read slices' 4th-slowest of 300 is 30 ms (45, 45, 30, 30, 20, 20 at the
+    # top), the unread ones' 20 ms (30, 30, 20, …); per pair 1.5, 1.5 and 1.0.
+    assert summary([found]).endswith(" views_p99=1.50")
+    line = next(line for line in report([found]) if line.split()[:1] == ["views_p99"])
+    assert line.split()[:3] == ["views_p99", "pooled", "1.500"]
+    assert "per pair median 1.500" in line
     assert "views_p99" not in summary([_backend("sqlite", 700)])
+
+
+def test_pooled_p99_takes_every_slice_s_latencies_together() -> None:
+    ms = [i / 1000 for i in range(1, 101)]  # 1 … 100 ms
+    read = [Figures("x", 1.0, ms[:50]), Figures("x", 1.0, ms[50:])]
+    unread = [Figures("x", 1.0, [2 * x for x in ms])]
+    # p99 of 1 … 100 ms is 99 ms, whichever slice held it; of 2 … 200 ms, 198 ms.
+    assert pooled_p99_ratio(read, unread) == pytest.approx(0.5)
+    # Per pair, the first read slice alone (p99 50 ms) would have been compared instead.
+    assert Paired.of([read[0].p99_ms], [unread[0].p99_ms]).median == pytest.approx(50 / 198)
 
 
 def test_the_report_names_the_machine_s_thread_hop_of_each_round() -> None:
