@@ -4,12 +4,15 @@ serializer, and so the driver-level path's too), the dice of an event, and the c
 from __future__ import annotations
 
 import json
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import BaseModel
 
+from rules.models import Sheet
 from rules.rolls import NarateerRoll, NumericRoll, Roll
 
 Clock = Callable[[], datetime]
@@ -43,8 +46,36 @@ def dumps(value: Any) -> str:
         text = value.model_dump_json()
         if value.model_config.get("frozen"):  # immutable: its text cannot change
             _last = ((value, text), *last[:1])
+            if isinstance(value, Sheet):
+                _keep(text, value)
         return text
     return _ENCODER.encode(value)
+
+
+# Sheets by their stored text (the hot path's load, SQLite's and PostgreSQL's: a JSON column
+# gives back the text written): the text this process wrote or read lately is not parsed and
+# validated again, 50–100 µs of a command's Python with the caches as the other commands leave
+# them. A frozen sheet is the same object to whoever holds it; a text is parsed to one sheet
+# only. Bounded: about 5 MB at most.
+_SHEETS_KEPT = 2048
+_sheets: OrderedDict[str, Sheet] = OrderedDict()
+_sheets_lock = threading.Lock()  # the writer thread and the event loop both load and write
+
+
+def load_sheet(text: str) -> Sheet:
+    """The sheet of a stored JSON text, parsed and validated once."""
+    found = _sheets.get(text)
+    if found is None:
+        found = Sheet.model_validate_json(text)
+        _keep(text, found)
+    return found
+
+
+def _keep(text: str, sheet: Sheet) -> None:
+    with _sheets_lock:
+        _sheets[text] = sheet
+        if len(_sheets) > _SHEETS_KEPT:
+            _sheets.popitem(last=False)  # the oldest kept
 
 
 _ROLL_KINDS: dict[str, type[NarateerRoll] | type[NumericRoll]] = {

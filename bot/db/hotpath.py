@@ -41,7 +41,7 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.db.busy import LOCK_BUDGET_S, Busy, deadline, remaining
-from bot.db.codec import Clock
+from bot.db.codec import Clock, load_sheet
 from bot.db.compiled import Compiled
 from bot.db.engine import SQLITE_PRAGMAS
 from bot.db.errors import name_taken, stale
@@ -63,7 +63,6 @@ from bot.db.writes import (
     save_params,
 )
 from rules.errors import RuleError
-from rules.models import Sheet
 from rules.outcome import Outcome
 
 T = TypeVar("T")
@@ -115,7 +114,7 @@ class Statements:
 def _actor(guild_id: int, record: Any) -> tuple[Actor, int]:
     """The actor of a loaded record, with the row's version (for the save)."""
     row_id, sheet, version, settings, combat_id, channel_id, round_number = record
-    row = CharacterRow(id=row_id, guild_id=guild_id, sheet=Sheet.model_validate_json(sheet))
+    row = CharacterRow(id=row_id, guild_id=guild_id, sheet=load_sheet(sheet))
     combat = None if combat_id is None else Combat(combat_id, channel_id, round_number)
     return Actor(settings=settings_from_text(settings), row=row, combat=combat), version
 

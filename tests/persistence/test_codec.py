@@ -1,14 +1,19 @@
 """The JSON columns' encoder (bot/db/codec.py): a frozen model written just before is not
-encoded again, and nothing else is ever answered from that memory."""
+encoded again, and nothing else is ever answered from that memory; a stored sheet's text is
+parsed once, and a sheet written is read back without parsing, as its text would parse."""
 
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 
-from pydantic import BaseModel, ConfigDict
+import pytest
+from hypothesis import given, settings
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from bot.db import codec
 from rules.models import GuildSettings, Sheet
+from tests.rules.test_properties import sheets
 
 
 def test_a_sheet_written_twice_is_the_same_text_encoded_once(monkeypatch) -> None:
@@ -48,3 +53,61 @@ def test_a_mutable_model_is_encoded_every_time() -> None:
     assert codec.dumps(value) == '{"n":1}'
     value.n = 2
     assert codec.dumps(value) == '{"n":2}'
+
+
+# --- sheets by their stored text (the hot path's load) ------------------------------------------
+
+
+@pytest.fixture(autouse=True)
+def _no_sheets_kept(monkeypatch) -> None:
+    """Each test starts with no sheet kept from another."""
+    monkeypatch.setattr(codec, "_sheets", OrderedDict())
+
+
+def _counted_parses(monkeypatch) -> list[str]:
+    calls: list[str] = []
+    original = Sheet.model_validate_json
+
+    def counted(text: str, **kwargs: object) -> Sheet:
+        calls.append(text)
+        return original(text, **kwargs)
+
+    monkeypatch.setattr(Sheet, "model_validate_json", counted)
+    return calls
+
+
+def test_a_stored_text_is_parsed_once_and_a_written_sheet_not_at_all(monkeypatch) -> None:
+    parses = _counted_parses(monkeypatch)
+    text = '{"name":"Cy","owner_id":3,"vit":4}'
+    first = codec.load_sheet(text)
+    assert codec.load_sheet(text) is first
+    assert parses == [text]
+    written = Sheet(name="Dee", owner_id=4, vit=2)
+    assert codec.load_sheet(codec.dumps(written)) is written  # the next command reads it back
+    assert parses == [text]
+
+
+def test_another_text_is_parsed_for_itself_and_a_bad_one_is_not_kept(monkeypatch) -> None:
+    codec.load_sheet('{"name":"Eve","owner_id":5,"vit":3}')
+    assert codec.load_sheet('{"name":"Eve","owner_id":5,"vit":1}').vit == 1
+    parses = _counted_parses(monkeypatch)
+    bad = '{"name":"Eve","owner_id":5,"vit":99}'  # above max VIT: refused, every time
+    for _ in range(2):
+        with pytest.raises(ValidationError):
+            codec.load_sheet(bad)
+    assert parses == [bad, bad]
+
+
+def test_the_sheets_kept_are_bounded_oldest_first(monkeypatch) -> None:
+    monkeypatch.setattr(codec, "_SHEETS_KEPT", 3)
+    texts = [f'{{"name":"N{i}","owner_id":1}}' for i in range(5)]
+    for text in texts:
+        codec.load_sheet(text)
+    assert list(codec._sheets) == texts[2:]
+
+
+@settings(max_examples=200, deadline=None)
+@given(sheet=sheets())
+def test_what_is_kept_for_a_written_sheet_is_what_its_text_parses_to(sheet: Sheet) -> None:
+    text = codec.dumps(sheet)
+    assert codec.load_sheet(text) == Sheet.model_validate_json(text) == sheet
