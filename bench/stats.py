@@ -156,8 +156,8 @@ async def open_loop(jobs: Sequence[Job], arrivals: Sequence[float]) -> tuple[flo
 def pooled_p99_ratio(numerators: Sequence[Figures], denominators: Sequence[Figures]) -> float:
     """The p99 of every latency of the first slices over that of the second's. For a tail
     effect smaller than the slices' own spread: a 1.5 s slice's p99 is its 14th-slowest
-    command, which one stall of the machine moves by half; pooled over the pairs it is the
-    hundred-and-somethingth, of both sides in the same minutes (the slices alternate)."""
+    command, which one stall of the machine moves by half; pooled over 18 such pairs it is
+    about the 250th, of both sides in the same minutes (the slices alternate)."""
 
     def p99(slices: Sequence[Figures]) -> float:
         return percentile(sorted(x for f in slices for x in f.latencies), 0.99)

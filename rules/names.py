@@ -107,8 +107,17 @@ def name_key(name: str) -> str:
     return unicodedata.normalize("NFKC", kept).casefold().strip()
 
 
+def _plain(text: str) -> bool:
+    """Printable ASCII only: each character a cluster of its own, none of them out of place (no
+    joiner, selector, tag, skin tone or invisible character is ASCII), so the Unicode segmentation
+    can be skipped: most names are such, and it took about 100 µs a name."""
+    return text.isascii() and text.isprintable()
+
+
 def graphemes(text: str) -> list[str]:
     """The characters a user sees: `Ada 👍🏽` is five."""
+    if _plain(text):
+        return list(text)
     return list(_GRAPHEME.findall(text))
 
 
@@ -150,7 +159,7 @@ def clean_name(value: str) -> str:
             f"a name has at most {MAX_NAME} characters, and that one has {len(seen)}: choose "
             "a shorter one"
         )
-    for cluster in seen:
+    for cluster in () if _plain(name) else seen:
         bad = _out_of_place(cluster)
         if bad is not None:
             raise ValueError(_refusal(bad))

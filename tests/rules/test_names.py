@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import unicodedata
 
+import hypothesis
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from rules import names
 from rules.emotions import raise_emotion
 from rules.errors import RuleError
 from rules.names import MAX_KEY, MAX_NAME, MAX_NAME_LENGTH, clean_name, graphemes, name_key
@@ -202,3 +206,18 @@ def test_a_refusal_passes_the_name_as_a_value_and_renders_it_escaped(settings):
     assert str(error).startswith(f"{MARKDOWN_NAME} is Dead")
     rendered = error.render(lambda text: f"[{text}]")
     assert rendered.startswith(f"[{MARKDOWN_NAME}] is Dead: healing is not possible.")
+
+
+@hypothesis.settings(max_examples=500)
+@given(text=st.text(alphabet=st.characters(min_codepoint=0x20, max_codepoint=0x7E), max_size=40))
+def test_section_1_printable_ascii_takes_the_short_way_to_the_same_answer(text: str) -> None:
+    # The short way (rules/names.py `_plain`) against the Unicode segmentation it skips.
+    assert graphemes(text) == list(names._GRAPHEME.findall(text))
+    assert all(names._out_of_place(cluster) is None for cluster in text)
+
+
+def test_section_1_text_that_is_not_printable_ascii_takes_the_unicode_way() -> None:
+    assert graphemes("a\r\nb") == ["a", "\r\n", "b"]  # one cluster: not printable, not plain
+    assert graphemes("Ada 👍🏽") == ["A", "d", "a", " ", "👍🏽"]
+    with pytest.raises(ValueError, match="line break"):
+        clean_name("Ro\nryn")
