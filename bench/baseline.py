@@ -64,7 +64,7 @@ def targets(world: World, count: int, seed: int) -> list[Target]:
     picked = []
     for i, command, _ in mix(world, count, seed):
         g = world.guild_of(i)
-        user = world.gm_id(g) if command == "recover" else world.player_id(g, world.owner_of(i))
+        user = world.gm_id(g) if world.by_gm(command) else world.player_id(g, world.owner_of(i))
         picked.append(Target(world.guild_id(g), name_key(world.name(i)), user, command != LOOK))
     return picked
 

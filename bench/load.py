@@ -68,7 +68,7 @@ class BotLoad:
         planned = []
         for i, command, options in mix(self.world, count, seed):
             g = self.world.guild_of(i)
-            by_gm = command == "recover"
+            by_gm = self.world.by_gm(command)
             member = self._gms[g] if by_gm else self._players[g][self.world.owner_of(i)]
             planned.append((member, command, options))
         return planned

@@ -65,6 +65,12 @@ class World:
     def down(i: int) -> bool:
         return i % DOWN_EVERY == 0
 
+    @staticmethod
+    def by_gm(command: str) -> bool:
+        """Who sends a command of the mix: the GM for /recover (outside combat only the GM calls
+        for it, R-8), the character's owner for the rest."""
+        return command == "recover"
+
 
 # The play commands and their share of the load (of 100).
 MIX: tuple[tuple[str, int], ...] = (
