@@ -278,7 +278,8 @@ class _BotCollector(Collector):
                 "lastgasp_db_pool_connections",
                 "The database's pooled connections, in use and idle: the SQLAlchemy engine's "
                 "(units of work) and on SQLite the event loop's own for read-only ones (SQLite's "
-                "hot-path writer is one thread of its own, outside the pools).",
+                "hot-path writers, a connection of the event loop's and one of a thread's, are "
+                "outside the pools).",
                 labels=["state"],
             ),
             GaugeMetricFamily("lastgasp_db_pool_size", "The SQLAlchemy engine's pool size."),

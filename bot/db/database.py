@@ -150,8 +150,8 @@ class Database:
         name, else the user's active one; locked) and its combat, `decide(actor)` (pure: it
         may run off the event loop, and again after a lost race), save `outcome.after`, log the
         event, commit. Whatever decide raises rolls back and propagates unchanged. A caller
-        cancelled while the transaction runs (on SQLite's writer thread) no longer waits for
-        it: it still commits or rolls back as a whole."""
+        cancelled while the transaction waits or runs (on SQLite's writer) no longer waits for
+        it: it still commits or rolls back as a whole, or is not run at all."""
         job = Command(guild_id, target, user_id, decide, command, inputs)
         if self._hot is not None:
             outcome = await self._hot.act(job)

@@ -5,23 +5,28 @@ costs a dozen trips to the driver; here it is the fewest the guarantees allow. T
 are writes.py's, compiled once for the database (compiled.py): the same rows, the same JSON
 and timestamps as the unit of work.
 
-- SQLite: one writer connection on a thread of its own runs a command's whole transaction in
-  one trip: BEGIN IMMEDIATE, the one-statement load, the rule, UPDATE, INSERT, COMMIT. SQLite's
-  write lock is then held only while that thread works, never while the event loop is busy
-  with other commands, and writers queue on the thread in order. Commands queued together
-  share one transaction (one BEGIN, one COMMIT: a group commit), each answered after it.
-  The cross-process file lock (writelock.py) is taken in the thread. Reads (/character show)
-  run on a connection of the event loop's own (WAL readers never wait for the writer), on a
-  reader thread only when one would wait; another connection checkpoints the WAL so that the
-  writer never stalls on it.
+- SQLite: a command's whole transaction is one synchronous step: BEGIN IMMEDIATE, the
+  one-statement load, the rule, UPDATE, INSERT, COMMIT; the commands of one turn of the event
+  loop share it (one BEGIN, one COMMIT: a group commit), each answered after it. It runs on
+  the event loop itself, on a connection of its own, when the cross-process file lock
+  (writelock.py) and SQLite's write lock are free at once, as they are but when another
+  process writes: no statement there ever waits. A trip to a thread cost more than the
+  writing (the thread waited for the GIL at every statement while the loop ran other commands'
+  Python: bench/README.md). When a lock is taken, the commands go to a writer thread, which
+  waits for it (bounded), and the commands after them queue there too, in order, until it is
+  idle. Either way SQLite's write lock is held only while a transaction runs. Reads
+  (/character show) run on another connection of the event loop's (WAL readers never wait
+  for the writer), on a reader thread only when one would wait; one more connection, on a
+  thread, checkpoints the WAL so that no writer stalls on it.
 - PostgreSQL: an asyncpg pool of its own, optimistic first: the load (no transaction), the
   rule, then one statement that saves at the loaded version and logs the event (two round
   trips). When another command saved the character in between, the command runs again in a
   transaction that locks the row (SELECT … FOR UPDATE), so a hot character queues instead of
   retrying.
 
-The rule itself (`decide`) is pure (rules/ touches no I/O), so it may run on the SQLite thread,
-and again after a lost race. Every wait is bounded (busy.py): past it, Busy, nothing written.
+The rule itself (`decide`) is pure (rules/ touches no I/O), so it may run on SQLite's writer
+thread, and again after a lost race. Every wait is bounded (busy.py): past it, Busy, nothing
+written.
 """
 
 from __future__ import annotations
@@ -184,6 +189,12 @@ _CHECKPOINT_EVERY = 200  # commands committed
 # recovery) is not made there but on the reader thread, so the loop never stalls.
 # The busy timeout first: the next pragma may already need a lock (the loop never waits).
 _LOOP_READ_PRAGMAS = ("PRAGMA busy_timeout = 0", *_READ_PRAGMAS)
+# The event loop's writer (SQLiteHotPath._write_on_loop) never waits either: not even to open.
+_LOOP_WRITER_PRAGMAS = (
+    "PRAGMA busy_timeout = 0",
+    *(pragma for pragma in SQLITE_PRAGMAS if "busy_timeout" not in pragma),
+    *_WRITER_PRAGMAS,
+)
 
 
 @dataclass
@@ -192,9 +203,11 @@ class _Job:
     future: asyncio.Future[Any] | None  # None: nobody waits (a checkpoint)
     loop: asyncio.AbstractEventLoop | None
     until: float  # time.monotonic() past which it is refused (Busy) instead of run
-    # A command's writes (Database.act): `run` is its body, inside a transaction the thread
-    # begins and commits, shared with the commands queued beside it (_SQLiteThread._writes).
+    # A command's writes (Database.act): `run` is its body, inside a transaction the writer
+    # begins and commits, shared with the commands queued beside it (_write_group).
     write: bool = False
+    on_loop: bool = False  # run on the event loop's thread: answered there at once
+    handed: bool = False  # handed to a thread by the event loop (_SQLiteThread.idle)
 
 
 class _Partial(Exception):
@@ -247,16 +260,30 @@ class _SQLiteThread:
         self._file_lock = file_lock
         self._committed = committed  # told how many commands each commit kept
         self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        # Jobs handed in by the event loop (run, put) and finished by the thread, each counted
+        # by one thread only: equal when the thread has nothing of the loop's left to do.
+        self._handed = self._finished = 0
         self._thread = threading.Thread(target=self._serve, name=name, daemon=True)
         self._thread.start()
+
+    @property
+    def idle(self) -> bool:
+        """Nothing the event loop handed in is queued or running (read on the event loop)."""
+        return self._handed == self._finished
 
     def run(
         self, job: Callable[[sqlite3.Connection], T], until: float, *, write: bool = False
     ) -> asyncio.Future[T]:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[T] = loop.create_future()
-        self._jobs.put(_Job(job, future, loop, until, write))
+        self.put(_Job(job, future, loop, until, write))
         return future
+
+    def put(self, job: _Job) -> None:
+        """A job of the event loop's, answered there."""
+        job.on_loop, job.handed = False, True
+        self._handed += 1
+        self._jobs.put(job)
 
     def post(self, job: Callable[[sqlite3.Connection], object]) -> None:
         """A job nobody waits for (from any thread)."""
@@ -276,14 +303,17 @@ class _SQLiteThread:
             if first is None:
                 break
             jobs, stop = self._queued(first)
-            if conn is None:
-                try:
-                    conn = self._connect()
-                except sqlite3.Error as error:  # these jobs fail; the next ones try again
-                    for job in jobs:
-                        _hand_back(job, None, error)
-                    continue
-            self._batch(conn, jobs)
+            try:
+                if conn is None:
+                    try:
+                        conn = self._connect()
+                    except sqlite3.Error as error:  # these jobs fail; the next ones try again
+                        for job in jobs:
+                            _hand_back(job, None, error)
+                        continue
+                self._batch(conn, jobs)
+            finally:
+                self._finished += sum(job.handed for job in jobs)
         if conn is not None:
             conn.close()
 
@@ -332,74 +362,91 @@ class _SQLiteThread:
                 lock.release()
 
     def _writes(self, conn: sqlite3.Connection, jobs: list[_Job]) -> None:
-        """Commands queued together, in one transaction: one BEGIN and one COMMIT (its WAL
-        pages written once) for all of them. A command refused, or failing before it wrote,
-        leaves the others to commit; one failing after it wrote (its event not logged) undoes
-        the group, and each command runs again alone. Each is answered after the commit."""
-        live = [job for job in jobs if _due(job)]
-        if not live:
-            return
-        if len(live) > 1 and self._together(conn, live):
-            return
-        for job in live:
-            self._alone(conn, job)
-
-    def _together(self, conn: sqlite3.Connection, jobs: list[_Job]) -> bool:
-        """The group in one transaction; False when it had to be undone (nothing committed,
-        nobody answered)."""
-        try:
-            _begin(conn, min(job.until for job in jobs))
-        except BaseException as error:  # Busy, or the database is unusable: each is told
-            for job in jobs:
-                _hand_back(job, None, error)
-            return True
-        done: list[tuple[_Job, Any, BaseException | None]] = []
-        for job in jobs:
-            try:
-                done.append((job, job.run(conn), None))
-            except _Partial:
-                _roll_back(conn)
-                return False
-            except BaseException as error:
-                if not conn.in_transaction:  # SQLite rolled it all back (a full disk, I/O)
-                    return False
-                done.append((job, None, error))  # it wrote nothing: the others stand
-        try:
-            conn.execute("COMMIT")
-        except BaseException as error:
-            _roll_back(conn)
-            for job, _, _ in done:
-                _hand_back(job, None, error)
-            done.clear()
-            return True
-        self._count(sum(failed is None for _, _, failed in done))
-        for job, result, failed in done:
-            _hand_back(job, result, failed)
-        done.clear()  # an error's traceback holds this frame: no cycle through `done`
-        return True
-
-    def _alone(self, conn: sqlite3.Connection, job: _Job) -> None:
-        if not _due(job):
-            return
-        try:
-            _begin(conn, job.until)
-            try:
-                result = job.run(conn)
-                conn.execute("COMMIT")
-            except BaseException:
-                _roll_back(conn)
-                raise
-        except _Partial as partial:
-            _hand_back(job, None, partial.error)
-        except BaseException as error:  # the caller re-raises it
-            _hand_back(job, None, error)
-        else:
-            self._count(1)
-            _hand_back(job, result, None)
+        _write_group(conn, jobs, self._count, wait=True)
 
     def _count(self, commands: int) -> None:
         if self._committed is not None and commands:
             self._committed(commands)
+
+
+def _write_group(
+    conn: sqlite3.Connection, jobs: list[_Job], count: Callable[[int], None], *, wait: bool
+) -> None:
+    """Commands queued together, in one transaction: one BEGIN and one COMMIT (its WAL pages
+    written once) for all of them. A command refused, or failing before it wrote, leaves the
+    others to commit; one failing after it wrote (its event not logged) undoes the group, and
+    each command runs again alone. Each is answered after the commit. Without `wait`, _NotNow
+    when SQLite's write lock is another's (the commands not answered yet are left as they are)."""
+    live = [job for job in jobs if _due(job)]
+    if not live:
+        return
+    if len(live) > 1 and _together(conn, live, count, wait=wait):
+        return
+    for job in live:
+        _alone(conn, job, count, wait=wait)
+
+
+def _together(
+    conn: sqlite3.Connection, jobs: list[_Job], count: Callable[[int], None], *, wait: bool
+) -> bool:
+    """The group in one transaction; False when it had to be undone (nothing committed,
+    nobody answered)."""
+    try:
+        _begin(conn, min(job.until for job in jobs), wait=wait)
+    except _NotNow:
+        raise
+    except BaseException as error:  # Busy, or the database is unusable: each is told
+        for job in jobs:
+            _hand_back(job, None, error)
+        return True
+    done: list[tuple[_Job, Any, BaseException | None]] = []
+    for job in jobs:
+        try:
+            done.append((job, job.run(conn), None))
+        except _Partial:
+            _roll_back(conn)
+            return False
+        except BaseException as error:
+            if not conn.in_transaction:  # SQLite rolled it all back (a full disk, I/O)
+                return False
+            done.append((job, None, error))  # it wrote nothing: the others stand
+    try:
+        conn.execute("COMMIT")
+    except BaseException as error:
+        _roll_back(conn)
+        for job, _, _ in done:
+            _hand_back(job, None, error)
+        done.clear()
+        return True
+    count(sum(failed is None for _, _, failed in done))
+    for job, result, failed in done:
+        _hand_back(job, result, failed)
+    done.clear()  # an error's traceback holds this frame: no cycle through `done`
+    return True
+
+
+def _alone(
+    conn: sqlite3.Connection, job: _Job, count: Callable[[int], None], *, wait: bool
+) -> None:
+    if not _due(job):
+        return
+    try:
+        _begin(conn, job.until, wait=wait)
+        try:
+            result = job.run(conn)
+            conn.execute("COMMIT")
+        except BaseException:
+            _roll_back(conn)
+            raise
+    except _NotNow:
+        raise
+    except _Partial as partial:
+        _hand_back(job, None, partial.error)
+    except BaseException as error:  # the caller re-raises it
+        _hand_back(job, None, error)
+    else:
+        count(1)
+        _hand_back(job, result, None)
 
 
 def _due(job: _Job) -> bool:
@@ -439,6 +486,10 @@ def _hand_back(job: _Job, result: Any, error: BaseException | None) -> None:
     future, loop = job.future, job.loop
     if future is None or loop is None:
         return
+    if job.on_loop:
+        job.future = job.loop = None
+        _resolve(future, result, error)
+        return
     # The thread's frames that hold the job are in the error's traceback: a job still holding
     # the future (and so the error) would keep a refusal's frames, and the command's objects
     # they reach, for the cyclic collector (bench/README.md, "The tail").
@@ -461,12 +512,16 @@ def _checkpoint(conn: sqlite3.Connection) -> None:
     conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
 
 
-def _begin(conn: sqlite3.Connection, until: float) -> None:
-    """BEGIN IMMEDIATE, waiting for another process's writer at most until `until`. The
-    writer's connection does not wait (busy_timeout 0, _WRITER_PRAGMAS): it holds the
-    cross-process lock already, so the write lock is nearly always free, and one statement
-    less a command (a PRAGMA's text changes with the time left: SQLite parses it anew each
-    time) is 30 µs and one wait for the GIL. Only when another writer has it does it wait,
+class _NotNow(Exception):
+    """On the event loop, SQLite's write lock is another's: the writer thread waits for it."""
+
+
+def _begin(conn: sqlite3.Connection, until: float, *, wait: bool = True) -> None:
+    """BEGIN IMMEDIATE, waiting for another process's writer at most until `until` (without
+    `wait`, _NotNow at once). The writers' connections do not wait (busy_timeout 0,
+    _WRITER_PRAGMAS): they hold the cross-process lock already, so the write lock is nearly
+    always free, and one statement less a command (a PRAGMA's text changes with the time left:
+    SQLite parses it anew each time) is 30 µs. Only when another writer has it does it wait,
     at most until `until`."""
     try:
         conn.execute("BEGIN IMMEDIATE")
@@ -474,6 +529,8 @@ def _begin(conn: sqlite3.Connection, until: float) -> None:
     except sqlite3.OperationalError as error:
         if not _locked(error):
             raise
+        if not wait:
+            raise _NotNow() from None
     conn.execute(f"PRAGMA busy_timeout = {max(1, int(remaining(until) * 1000))}")
     try:
         conn.execute("BEGIN IMMEDIATE")
@@ -500,7 +557,10 @@ class SQLiteHotPath:
         self._checkpointer: _SQLiteThread | None = None
         self._reader: _SQLiteThread | None = None
         self._looked: sqlite3.Connection | None = None  # the event loop's reading connection
-        self._commits = 0  # by the writer thread only
+        self._wrote: sqlite3.Connection | None = None  # the event loop's writing connection
+        self._loop_lock: Any = None  # its own handle on the cross-process write lock
+        self._pending: list[_Job] = []  # commands of this turn of the loop, written together
+        self._commits = 0  # by whichever writer holds the write lock
 
     @property
     def path(self) -> str:
@@ -508,17 +568,81 @@ class SQLiteHotPath:
 
     async def act(self, command: Command) -> Outcome:
         if self._writer is None:
-            from bot.db.writelock import process_write_lock
-
-            self._checkpointer = _SQLiteThread(self._path, "lastgasp-sqlite-checkpointer")
-            self._writer = _SQLiteThread(
-                self._path,
-                "lastgasp-sqlite-writer",
-                _WRITER_PRAGMAS,
-                file_lock=process_write_lock(self._path),
-                committed=self._committed,
+            self._start()
+        assert self._writer is not None
+        if not self._writer.idle:  # behind the commands already there, in order
+            return await self._writer.run(
+                lambda conn: self._run(conn, command), deadline(), write=True
             )
-        return await self._writer.run(lambda conn: self._run(conn, command), deadline(), write=True)
+        return await self._pend(command)
+
+    def _pend(self, command: Command) -> asyncio.Future[Outcome]:
+        """The command's writes, with the others of this turn of the loop. (Its future is made
+        here, not in `act`, whose frame a refusal's traceback holds: a local there would hold
+        the future, which holds the refusal, a cycle for the collector.)"""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Outcome] = loop.create_future()
+
+        def run(conn: sqlite3.Connection) -> Outcome:
+            return self._run(conn, command)
+
+        job = _Job(run, future, loop, deadline(), write=True, on_loop=True)
+        if not self._pending:
+            loop.call_soon(self._write_pending)
+        self._pending.append(job)
+        return future
+
+    def _start(self) -> None:
+        from bot.db.writelock import process_write_lock
+
+        self._checkpointer = _SQLiteThread(self._path, "lastgasp-sqlite-checkpointer")
+        self._writer = _SQLiteThread(
+            self._path,
+            "lastgasp-sqlite-writer",
+            _WRITER_PRAGMAS,
+            file_lock=process_write_lock(self._path),
+            committed=self._committed,
+        )
+        self._loop_lock = process_write_lock(self._path)
+
+    def _write_pending(self) -> None:
+        """On the event loop, once the commands of this turn have asked: their transactions
+        (_BATCH commands each) on the loop's own connection when the write lock is free at once;
+        else they, and those after them, go to the writer thread, which waits for it."""
+        jobs, self._pending = self._pending, []
+        start = 0
+        try:
+            while start < len(jobs) and self._write_on_loop(jobs[start : start + _BATCH]):
+                start += _BATCH
+        except BaseException as error:  # a bug: each command is told rather than left waiting
+            for job in jobs[start:]:
+                _hand_back(job, None, error)
+            return
+        for job in jobs[start:]:
+            if job.future is None:  # answered already
+                continue
+            if self._writer is None:
+                _hand_back(job, None, RuntimeError("the database is closed"))
+            else:
+                self._writer.put(job)
+
+    def _write_on_loop(self, jobs: list[_Job]) -> bool:
+        """False, having answered none of them, when the write lock is not free at once."""
+        if self._writer is None:  # closed meanwhile
+            return False
+        lock = self._loop_lock
+        try:
+            if lock is not None and not lock.take_now():
+                return False
+            if self._wrote is None:
+                self._wrote = _connect(self._path, _LOOP_WRITER_PRAGMAS)
+            _write_group(self._wrote, jobs, self._committed, wait=False)
+        except (_NotNow, sqlite3.Error, OSError):  # the thread waits, or tells each command
+            return False
+        finally:
+            if lock is not None:
+                lock.release()
+        return True
 
     def _run(self, conn: sqlite3.Connection, command: Command) -> Outcome:
         """Inside the writer's transaction: load, decide, save, log. Fails having written
@@ -576,14 +700,18 @@ class SQLiteHotPath:
         )
 
     async def close(self) -> None:
-        """The writer first: its last commits may still ask for a checkpoint."""
+        """The writers first: their last commits may still ask for a checkpoint."""
         for thread in (self._writer, self._checkpointer, self._reader):
             if thread is not None:
                 await thread.close()
         self._writer = self._checkpointer = self._reader = None
-        if self._looked is not None:
-            self._looked.close()
-            self._looked = None
+        for conn in (self._looked, self._wrote):
+            if conn is not None:
+                conn.close()
+        self._looked = self._wrote = None
+        if self._loop_lock is not None:
+            self._loop_lock.close()
+            self._loop_lock = None
 
 
 # --- PostgreSQL --------------------------------------------------------------------------------

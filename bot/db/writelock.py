@@ -161,8 +161,9 @@ class ProcessWriteLock:
         self._held: int | None = None  # the file through which the write lock is held
         self._wait: _Wait | None = None  # a blocking take under way (perhaps given up)
 
-    def _take_now(self) -> bool:
-        """Through the entrance and the write lock if neither is held: three flock calls."""
+    def take_now(self) -> bool:
+        """Through the entrance and the write lock if neither is held (three flock calls), else
+        False at once: never blocks."""
         if self._fd is None:
             self._fd = _open(self._path)
         if self._queue_fd is None:
@@ -184,7 +185,7 @@ class ProcessWriteLock:
 
     def acquire_in_thread(self, until: float) -> None:
         """Take it in a thread that may block (the SQLite writer), or raise Busy at `until`."""
-        if self._take_now():
+        if self.take_now():
             return
         since = time.monotonic()
         wait = self._waiting(None)
@@ -199,7 +200,7 @@ class ProcessWriteLock:
     @contextlib.asynccontextmanager
     async def held(self, until: float) -> AsyncIterator[None]:
         """On the event loop: waits without blocking it, or raises Busy at `until`."""
-        if not self._take_now():
+        if not self.take_now():
             loop = asyncio.get_running_loop()
             came: asyncio.Future[None] = loop.create_future()
 

@@ -106,8 +106,9 @@ async def run_character_action(
     decided: dict[str, Any] = {}
 
     def decide(actor: Actor) -> Outcome:
-        # Pure, like the rules: on SQLite it runs inside the writer thread's transaction, and
-        # it may run again after a lost race (the last run is the one saved).
+        # Pure, like the rules: on SQLite it runs inside the writer's transaction (on the event
+        # loop, or on the writer thread), and it may run again after a lost race (the last run
+        # is the one saved).
         row = found(actor.row, target)
         gm = is_gm(actor.settings, caller)
         check_permission(permission, gm, row.sheet.owner_id, caller)

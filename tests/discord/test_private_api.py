@@ -58,8 +58,9 @@ def _count(kind: type) -> int:
 async def test_a_refusal_and_a_sent_layout_are_freed_without_the_collector(
     harness: Harness,
 ) -> None:
-    """A refusal decided on SQLite's writer thread leaves no frames in a cycle (the job lets go
-    of its future: bot/db/hotpath.py's `_hand_back`), and a message's layout holds no item in a
+    """A refusal decided by SQLite's writer (on the event loop, as here, or its thread) leaves
+    no frames in a cycle (the job lets go of its future: bot/db/hotpath.py's `_hand_back`; the
+    future is no local of `act`), and a message's layout holds no item in a
     cycle nor is kept by discord.py (bot/private_api.py's `PrebuiltLayout`): neither waits for
     the collector. Each fails without its guard (checked by hand)."""
     for name in ("Roryn", "Ash", "Bel", "Cor"):

@@ -477,9 +477,9 @@ def _count_begins(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     begins = [0]
     original = hotpath._begin
 
-    def counted(conn: sqlite3.Connection, until: float) -> None:
+    def counted(conn: sqlite3.Connection, until: float, *, wait: bool = True) -> None:
         begins[0] += 1
-        original(conn, until)
+        original(conn, until, wait=wait)
 
     monkeypatch.setattr(hotpath, "_begin", counted)
     return begins
