@@ -101,6 +101,12 @@ def name_key(name: str) -> str:
     """Section 1: one key per name, ignoring case, compatibility forms (NFKC), surrounding
     spaces and invisible characters (joiners and variation selectors too), so that `Roryn`,
     `ＲＯＲＹＮ` and `Roryn\u200b` are one."""
+    if _plain(name):  # nothing to leave out, and NFKC leaves printable ASCII as it is
+        return name.lower().strip()
+    return _unicode_key(name)
+
+
+def _unicode_key(name: str) -> str:
     kept = "".join(
         c for c in name if c in _TAGS or not (_invisible(c) or c in _VARIATION_SELECTORS)
     )

@@ -211,9 +211,11 @@ def test_a_refusal_passes_the_name_as_a_value_and_renders_it_escaped(settings):
 @hypothesis.settings(max_examples=500)
 @given(text=st.text(alphabet=st.characters(min_codepoint=0x20, max_codepoint=0x7E), max_size=40))
 def test_section_1_printable_ascii_takes_the_short_way_to_the_same_answer(text: str) -> None:
-    # The short way (rules/names.py `_plain`) against the Unicode segmentation it skips.
+    # The short way (rules/names.py `_plain`) against the Unicode segmentation and the key's
+    # Unicode steps it skips.
     assert graphemes(text) == list(names._GRAPHEME.findall(text))
     assert all(names._out_of_place(cluster) is None for cluster in text)
+    assert name_key(text) == names._unicode_key(text)
 
 
 def test_section_1_text_that_is_not_printable_ascii_takes_the_unicode_way() -> None:
