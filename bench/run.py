@@ -56,6 +56,7 @@ from bench.world import (  # noqa: E402
     postgres_server,
     restore,
     seed,
+    settle,
     sqlite_database,
 )
 from bot import loop  # noqa: E402
@@ -314,12 +315,12 @@ class Seeded:
         self._db: Database | None = None
 
     async def restored(self) -> None:
-        if not self.dirty:
-            return
         if self._db is None:
             self._db = await Database.connect(self.url, hot_path=False)
-        await restore(self._db, self.world, self.dirty)
-        self.dirty.clear()
+        if self.dirty:
+            await restore(self._db, self.world, self.dirty)
+            self.dirty.clear()
+        await settle(self._db)
 
     async def close(self) -> None:
         if self._db is not None:
@@ -914,6 +915,9 @@ def main(argv: list[str] | None = None) -> int:
     if "postgresql" in plan.backends and postgres_server() is None:
         plan.backends.remove("postgresql")
         print("PostgreSQL left out: set BENCH_DATABASE_URL or TEST_DATABASE_URL to a server.")
+        if not plan.backends:
+            print("nothing to measure: run with --db sqlite, or name a PostgreSQL server")
+            return 2
     started = datetime.now(UTC)
     print(f"machine: {machine()}")
     print(f"started {started:%Y-%m-%d %H:%M} UTC")

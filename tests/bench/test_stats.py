@@ -301,3 +301,16 @@ def test_trimmed_time_leaves_out_the_slowest_twentieth() -> None:
     assert figures.per_command_ms == pytest.approx(3.45)
     assert figures.trimmed_ms == pytest.approx(1.0)
     assert Figures("x", 0.001, [0.001]).trimmed_ms == pytest.approx(1.0)  # one: kept
+
+
+def test_postgresql_alone_without_a_server_is_one_line_and_a_failure(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bench.run import main
+
+    monkeypatch.delenv("BENCH_DATABASE_URL", raising=False)
+    monkeypatch.delenv("TEST_DATABASE_URL", raising=False)
+    assert main(["--quick", "--db", "postgresql", "--startup-guilds", "0", "--no-metrics"]) == 2
+    said = capsys.readouterr().out.splitlines()
+    assert said[-1] == "nothing to measure: run with --db sqlite, or name a PostgreSQL server"
+    assert not any("Traceback" in line for line in said)
