@@ -187,12 +187,11 @@ BENCH_TABLES = (characters.name, events.name, boards.name)  # what the slices an
 
 
 async def settle(db: Database) -> None:
-    """PostgreSQL's housekeeping done before a slice, never during one: the rows the last slices
+    """PostgreSQL's housekeeping done before a slice, not during one: the rows the last slices
     left dead vacuumed (autovacuum is off for these tables) and the server's dirty pages
-    written (a checkpoint). Else autovacuum, after the updates of the C = 50 slices, and the
-    timed checkpoint fell on whichever slice met them: one open-loop slice's p99 went from
-    10–20 ms to 160–220 ms, the bot's or the baseline's by chance. Both sides meet the same
-    server; what it does between them is no part of either."""
+    written (a checkpoint). Both sides meet the same server: its housekeeping is part of
+    neither, and would otherwise fall on whichever slice met it (bench/README.md, "What each
+    change bought")."""
     if not db.postgres:
         return
     async with db.engine.connect() as conn:
