@@ -614,7 +614,7 @@ class SQLiteHotPath:
         try:
             while start < len(jobs) and self._write_on_loop(jobs[start : start + _BATCH]):
                 start += _BATCH
-        except BaseException as error:  # a bug: each command is told rather than left waiting
+        except Exception as error:  # a bug: each command is told rather than left waiting
             for job in jobs[start:]:
                 _hand_back(job, None, error)
             return
@@ -627,7 +627,8 @@ class SQLiteHotPath:
                 self._writer.put(job)
 
     def _write_on_loop(self, jobs: list[_Job]) -> bool:
-        """False, having answered none of them, when the write lock is not free at once."""
+        """False when a write lock is not free at once: those not answered yet are for the
+        writer thread (all of them, unless a group had to be undone and ran one by one)."""
         if self._writer is None:  # closed meanwhile
             return False
         lock = self._loop_lock

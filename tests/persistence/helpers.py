@@ -116,3 +116,19 @@ def replay(events: list[Event], settings: GuildSettings | None = None) -> Sheet 
         assert event.after == expected, f"event {event.id} ({event.command}) does not replay"
         sheet = event.after
     return sheet
+
+
+def count_begins(monkeypatch: Any) -> list[bool]:
+    """Each BEGIN of SQLite's hot path from now on (bot/db/hotpath.py's `_begin`): whether it
+    could wait (the writer thread) or not (the event loop)."""
+    from bot.db import hotpath
+
+    begins: list[bool] = []
+    original = hotpath._begin
+
+    def counted(conn: Any, until: float, *, wait: bool = True) -> None:
+        begins.append(wait)
+        original(conn, until, wait=wait)
+
+    monkeypatch.setattr(hotpath, "_begin", counted)
+    return begins

@@ -36,6 +36,7 @@ from tests.persistence.helpers import (
     OWNER,
     Target,
     caller,
+    count_begins,
     create,
     hit,
     log_of,
@@ -471,30 +472,16 @@ async def _queued_behind_a_held_writer(
     return await asyncio.gather(*tasks, return_exceptions=True)
 
 
-def _count_begins(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    from bot.db import hotpath
-
-    begins = [0]
-    original = hotpath._begin
-
-    def counted(conn: sqlite3.Connection, until: float, *, wait: bool = True) -> None:
-        begins[0] += 1
-        original(conn, until, wait=wait)
-
-    monkeypatch.setattr(hotpath, "_begin", counted)
-    return begins
-
-
 async def test_commands_queued_together_commit_in_one_transaction_a_refusal_apart(
     sqlite_db: Database, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     rows = [await create(sqlite_db, name) for name in ("Ana", "Bo", "Cid")]
-    begins = _count_begins(monkeypatch)
+    begins = count_begins(monkeypatch)
     done = await _queued_behind_a_held_writer(
         sqlite_db,
         [("Ana", "damage", _damage), ("Bo", "damage", _refuse), ("Cid", "damage", _damage)],
     )
-    assert begins[0] == 2  # the warm-up command, then one for the three
+    assert len(begins) == 2  # the warm-up command, then one for the three
     assert isinstance(done[0], Outcome) and isinstance(done[2], Outcome)
     assert isinstance(done[1], RuleError)
     vits = [(await sheet_of(sqlite_db, row.id)).vit for row in rows]  # type: ignore[union-attr]
@@ -517,11 +504,11 @@ async def test_a_command_failing_after_its_save_undoes_the_group_and_each_runs_a
         )
     finally:
         raw.close()
-    begins = _count_begins(monkeypatch)
+    begins = count_begins(monkeypatch)
     done = await _queued_behind_a_held_writer(
         sqlite_db, [("Ana", "damage", _damage), ("Bo", "boom", _damage), ("Cid", "damage", _damage)]
     )
-    assert begins[0] == 1 + 1 + 3  # the warm-up, the group undone, each alone
+    assert len(begins) == 1 + 1 + 3  # the warm-up, the group undone, each alone
     assert isinstance(done[0], Outcome) and isinstance(done[2], Outcome)
     assert isinstance(done[1], sqlite3.IntegrityError) and "no event for boom" in str(done[1])
     vits = [(await sheet_of(sqlite_db, row.id)).vit for row in rows]  # type: ignore[union-attr]

@@ -18,7 +18,7 @@ from bot.db.records import Actor
 from bot.db.writelock import ProcessWriteLock
 from rules.outcome import Outcome
 from rules.vitality import damage
-from tests.persistence.helpers import GUILD, OWNER, create, hit, log_of, sheet_of
+from tests.persistence.helpers import GUILD, OWNER, count_begins, create, hit, log_of, sheet_of
 
 
 def _hot(db: Database) -> hotpath.SQLiteHotPath:
@@ -44,25 +44,12 @@ class Decisions:
         )
 
 
-def _count_begins(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
-    """Each BEGIN of the hot path: whether it could wait (the thread) or not (the loop)."""
-    begins: list[bool] = []
-    original = hotpath._begin
-
-    def counted(conn: sqlite3.Connection, until: float, *, wait: bool = True) -> None:
-        begins.append(wait)
-        original(conn, until, wait=wait)
-
-    monkeypatch.setattr(hotpath, "_begin", counted)
-    return begins
-
-
 async def test_a_turn_of_commands_is_one_transaction_on_the_event_loop(
     sqlite_db: Database, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     rows = [await create(sqlite_db, name) for name in ("Ana", "Bo", "Cid")]
     await hit(sqlite_db, "Ana", 1)  # the threads are up
-    begins = _count_begins(monkeypatch)
+    begins = count_begins(monkeypatch)
     rule = Decisions()
     done = await asyncio.gather(*(rule.act(sqlite_db, name) for name in ("Ana", "Bo", "Cid")))
     assert [outcome.after.vit for outcome in done] == [8, 9, 9]
@@ -157,3 +144,25 @@ async def test_commands_behind_the_writer_thread_s_queue_stay_in_order(
     assert writer.idle
     third = await rule.act(sqlite_db, "Ana")  # the thread is idle again: back on the loop
     assert third.after.vit == 6 and rule.seen[-1][1] == threading.get_ident()
+
+
+async def test_a_failure_of_the_loop_s_writer_itself_reaches_each_command(
+    sqlite_db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not a refusal nor a database error (those are each command's): a bug in the writing
+    itself. Each command of the turn is told, none is left waiting, nothing is written."""
+    rows = [await create(sqlite_db, name) for name in ("Ana", "Bo")]
+    await hit(sqlite_db, "Ana", 1)
+
+    def broken(*_: object, **__: object) -> None:
+        raise RuntimeError("a bug in the writer")
+
+    monkeypatch.setattr(hotpath, "_write_group", broken)
+    rule = Decisions()
+    done = await asyncio.wait_for(
+        asyncio.gather(*(rule.act(sqlite_db, n) for n in ("Ana", "Bo")), return_exceptions=True),
+        5,
+    )
+    assert [str(error) for error in done] == ["a bug in the writer"] * 2
+    monkeypatch.undo()
+    assert [len(await log_of(sqlite_db, row.id)) for row in rows] == [2, 1]
