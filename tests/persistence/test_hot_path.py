@@ -481,7 +481,7 @@ async def test_commands_queued_together_commit_in_one_transaction_a_refusal_apar
         sqlite_db,
         [("Ana", "damage", _damage), ("Bo", "damage", _refuse), ("Cid", "damage", _damage)],
     )
-    assert len(begins) == 2  # the warm-up command, then one for the three
+    assert begins == [False, True]  # the warm-up on the loop, then the three on the thread
     assert isinstance(done[0], Outcome) and isinstance(done[2], Outcome)
     assert isinstance(done[1], RuleError)
     vits = [(await sheet_of(sqlite_db, row.id)).vit for row in rows]  # type: ignore[union-attr]
@@ -508,7 +508,8 @@ async def test_a_command_failing_after_its_save_undoes_the_group_and_each_runs_a
     done = await _queued_behind_a_held_writer(
         sqlite_db, [("Ana", "damage", _damage), ("Bo", "boom", _damage), ("Cid", "damage", _damage)]
     )
-    assert len(begins) == 1 + 1 + 3  # the warm-up, the group undone, each alone
+    # The warm-up on the loop; on the thread the group undone, then each alone.
+    assert begins == [False] + [True] * (1 + 3)
     assert isinstance(done[0], Outcome) and isinstance(done[2], Outcome)
     assert isinstance(done[1], sqlite3.IntegrityError) and "no event for boom" in str(done[1])
     vits = [(await sheet_of(sqlite_db, row.id)).vit for row in rows]  # type: ignore[union-attr]
