@@ -206,8 +206,9 @@ class _Job:
     # A command's writes (Database.act): `run` is its body, inside a transaction the writer
     # begins and commits, shared with the commands queued beside it (_write_group).
     write: bool = False
-    on_loop: bool = False  # run on the event loop's thread: answered there at once
-    handed: bool = False  # handed to a thread by the event loop (_SQLiteThread.idle)
+    # Handed to a thread by the event loop (_SQLiteThread.idle); a job with a future that is
+    # not runs on the event loop and is answered there at once.
+    handed: bool = False
 
 
 class _Partial(Exception):
@@ -281,7 +282,7 @@ class _SQLiteThread:
 
     def put(self, job: _Job) -> None:
         """A job of the event loop's, answered there."""
-        job.on_loop, job.handed = False, True
+        job.handed = True
         self._handed += 1
         self._jobs.put(job)
 
@@ -486,7 +487,7 @@ def _hand_back(job: _Job, result: Any, error: BaseException | None) -> None:
     future, loop = job.future, job.loop
     if future is None or loop is None:
         return
-    if job.on_loop:
+    if not job.handed:  # on the event loop
         job.future = job.loop = None
         _resolve(future, result, error)
         return
@@ -569,24 +570,24 @@ class SQLiteHotPath:
     async def act(self, command: Command) -> Outcome:
         if self._writer is None:
             self._start()
-        assert self._writer is not None
-        if not self._writer.idle:  # behind the commands already there, in order
-            return await self._writer.run(
-                lambda conn: self._run(conn, command), deadline(), write=True
-            )
         return await self._pend(command)
 
     def _pend(self, command: Command) -> asyncio.Future[Outcome]:
-        """The command's writes, with the others of this turn of the loop. (Its future is made
-        here, not in `act`, whose frame a refusal's traceback holds: a local there would hold
-        the future, which holds the refusal, a cycle for the collector.)"""
+        """The command's writes: with the others of this turn of the loop, or behind the
+        commands the writer thread still has, in order. (Its future is made here, not in
+        `act`, whose frame a refusal's traceback holds: a local there would hold the future,
+        which holds the refusal, a cycle for the collector.)"""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Outcome] = loop.create_future()
 
         def run(conn: sqlite3.Connection) -> Outcome:
             return self._run(conn, command)
 
-        job = _Job(run, future, loop, deadline(), write=True, on_loop=True)
+        job = _Job(run, future, loop, deadline(), write=True)
+        assert self._writer is not None
+        if not self._writer.idle:
+            self._writer.put(job)
+            return future
         if not self._pending:
             loop.call_soon(self._write_pending)
         self._pending.append(job)
