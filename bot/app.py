@@ -26,7 +26,7 @@ from bot.metrics import Metrics
 from bot.render.buttons import BUTTONS
 from bot.render.dice import Faces
 from bot.render.outcome import warm_pictures
-from bot.tree import LastGaspTree, on_app_command_completion
+from bot.tree import LastGaspTree, command_completed
 from bot.web.links import Links
 
 EXTENSIONS = (
@@ -98,7 +98,6 @@ class LastGaspBot(commands.Bot):
         for extension in EXTENSIONS:
             await self.load_extension(extension)
         self.metrics.know_commands(self.tree)
-        self.add_listener(on_app_command_completion)
         self.add_dynamic_items(*BUTTONS)
         if self.look_up_faces:
             self.faces = await emoji.faces(self)
@@ -109,6 +108,11 @@ class LastGaspBot(commands.Bot):
         # commands in flight (the p99 of the benchmark).
         gc.collect()
         gc.freeze()
+
+    def dispatch(self, event_name: str, /, *args: Any, **kwargs: Any) -> None:
+        if event_name == "app_command_completion":  # (interaction, command): see tree.py
+            command_completed(args[0])
+        super().dispatch(event_name, *args, **kwargs)
 
     async def close(self) -> None:
         try:

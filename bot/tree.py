@@ -1,7 +1,7 @@
 """The command tree, on discord.py's public hooks: `interaction_check` (this process's shards,
 the member's rate, guild only, well-formed options, the 3-second clock), `on_error` (refusals
-private, bugs logged), and the `app_command_completion` event; one log line per command however
-it ends."""
+private, bugs logged), and the `app_command_completion` that discord.py dispatches (handled in
+`command_completed`); one log line per command however it ends."""
 
 from __future__ import annotations
 
@@ -114,16 +114,33 @@ class LastGaspTree(app_commands.CommandTree["LastGaspBot"]):
         replies.done(interaction)
 
 
-async def on_app_command_completion(
-    interaction: discord.Interaction[LastGaspBot], command: Any
-) -> None:
-    """discord.py's event after a command ran without raising: the log line, and an apology if
-    the command somehow ended without an answer."""
-    replies.end(interaction)
-    outcome = OK
-    if not replies.answered(interaction):
-        log.error("/%s ended without answering", command.qualified_name)
+def command_completed(interaction: discord.Interaction[LastGaspBot]) -> None:
+    """discord.py's `app_command_completion` (a command ran without raising), handled where it
+    is dispatched (bot/app.py), not by a listener: discord.py starts a task for each listener,
+    one more a command. The log line; an apology, in a task of its own, only if the command
+    somehow ended without an answer."""
+    try:
+        replies.end(interaction)
+        if not replies.answered(interaction):
+            task = asyncio.get_running_loop().create_task(_apologise(interaction))
+            _apologies.add(task)  # held until done: the loop keeps only a weak reference
+            task.add_done_callback(_apologies.discard)
+            return
+        _logged(interaction, OK)
+        replies.done(interaction)
+    except Exception:  # as a listener's would be: logged, never the command's failure
+        log.exception("the end of a command failed")
+
+
+_apologies: set[asyncio.Task[None]] = set()
+
+
+async def _apologise(interaction: discord.Interaction[LastGaspBot]) -> None:
+    command = interaction.command
+    log.error("/%s ended without answering", command.qualified_name if command else "?")
+    try:
         await replies.refuse(interaction, SOMETHING_WENT_WRONG)
-        outcome = ERROR
-    _logged(interaction, outcome)
+    except REPLY_ERRORS as error:
+        log.warning("could not answer an unanswered command: %r", error)
+    _logged(interaction, ERROR)
     replies.done(interaction)

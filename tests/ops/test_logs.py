@@ -104,6 +104,26 @@ async def test_a_success_an_error_and_refusals_each_log_one_line(driver, caplog)
     assert_line(refused, gm, "nope", "refused")
 
 
+async def test_a_command_that_ends_without_answering_is_answered_and_logged_as_an_error(
+    driver, caplog
+):
+    """The completion of a command (handled where discord.py dispatches it, bot/app.py): a
+    command that returned without an answer still gets one, and its line says error."""
+    guild = driver.add_guild(roles={})
+    gm = driver.member(guild, "Gemma", manage_guild=True)
+
+    @app_commands.command(name="mute", description="forgets to answer")
+    async def mute(interaction: discord.Interaction) -> None:
+        return None
+
+    driver.bot.tree.add_command(mute)
+    with caplog.at_level(logging.ERROR, logger="lastgasp.tree"):
+        result, line = await run_logged(driver, caplog, gm, "mute")
+    assert (result.reply.card.body, result.ephemeral) == (SOMETHING_WENT_WRONG, True)
+    assert_line(line, gm, "mute", "error")
+    assert any("/mute ended without answering" in r.getMessage() for r in caplog.records)
+
+
 @pytest.mark.parametrize(
     ("command", "options", "logged", "said"),
     [
