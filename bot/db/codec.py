@@ -26,29 +26,20 @@ def utc_now() -> datetime:
 _ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 
 
-# The last two frozen models written and their texts: a command writes its sheet after twice,
-# in the character's row and in its event (with the sheet before between the two). Held by
-# reference (`is`, never an id that a freed object's successor could reuse), and replaced
-# whole, so that a thread reads one state of it, never half of one.
-_last: tuple[tuple[BaseModel, str], ...] = ()
-
-
 def dumps(value: Any) -> str:
     """The JSON text of a JSON column: compact, non-ASCII kept as it is. A sheet (a pydantic
-    model) is written by pydantic, the same text in fewer microseconds; a frozen one written
-    just before is not encoded again."""
-    global _last
-    if isinstance(value, BaseModel):
-        last = _last
-        for model, text in last:
-            if model is value:
-                return text
+    model) is written by pydantic, the same text in fewer microseconds; a sheet read or written
+    lately is its kept text, not encoded again (a command writes its sheet after twice, in the
+    character's row and in its event, and its sheet before, as it was loaded)."""
+    if isinstance(value, Sheet):
+        kept = _texts.get(id(value))
+        if kept is not None and kept[0] is value:
+            return kept[1]
         text = value.model_dump_json()
-        if value.model_config.get("frozen"):  # immutable: its text cannot change
-            _last = ((value, text), *last[:1])
-            if isinstance(value, Sheet):
-                _keep(text, value)
+        _keep(text, value)  # frozen: its text cannot change
         return text
+    if isinstance(value, BaseModel):
+        return value.model_dump_json()
     return _ENCODER.encode(value)
 
 
@@ -59,6 +50,10 @@ def dumps(value: Any) -> str:
 # only. Bounded: about 5 MB at most.
 _SHEETS_KEPT = 2048
 _sheets: OrderedDict[str, Sheet] = OrderedDict()
+# ...and the same the other way, each kept sheet's text by the sheet's id, with the sheet: an
+# id is only ever read for the object it was taken from (`is`), never for a freed object's
+# successor. Entries leave with theirs in `_sheets`.
+_texts: dict[int, tuple[Sheet, str]] = {}
 _sheets_lock = threading.Lock()  # the writer thread and the event loop both load and write
 
 
@@ -73,9 +68,19 @@ def load_sheet(text: str) -> Sheet:
 
 def _keep(text: str, sheet: Sheet) -> None:
     with _sheets_lock:
+        replaced = _sheets.get(text)
         _sheets[text] = sheet
+        if replaced is not None and replaced is not sheet:
+            _forget(replaced, text)
+        _texts[id(sheet)] = (sheet, text)
         if len(_sheets) > _SHEETS_KEPT:
-            _sheets.popitem(last=False)  # the oldest kept
+            _forget(*reversed(_sheets.popitem(last=False)))  # the oldest kept
+
+
+def _forget(sheet: Sheet, text: str) -> None:
+    kept = _texts.get(id(sheet))
+    if kept is not None and kept[0] is sheet and kept[1] == text:
+        del _texts[id(sheet)]
 
 
 _ROLL_KINDS: dict[str, type[NarateerRoll] | type[NumericRoll]] = {

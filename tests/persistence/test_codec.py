@@ -1,5 +1,5 @@
-"""The JSON columns' encoder (bot/db/codec.py): a frozen model written just before is not
-encoded again, and nothing else is ever answered from that memory; a stored sheet's text is
+"""The JSON columns' encoder (bot/db/codec.py): a sheet written or read lately is its kept text,
+not encoded again, and nothing else is ever answered from that memory; a stored sheet's text is
 parsed once, and a sheet written is read back without parsing, as its text would parse."""
 
 from __future__ import annotations
@@ -62,6 +62,7 @@ def test_a_mutable_model_is_encoded_every_time() -> None:
 def _no_sheets_kept(monkeypatch) -> None:
     """Each test starts with no sheet kept from another."""
     monkeypatch.setattr(codec, "_sheets", OrderedDict())
+    monkeypatch.setattr(codec, "_texts", {})
 
 
 def _counted_parses(monkeypatch) -> list[str]:
@@ -101,9 +102,34 @@ def test_another_text_is_parsed_for_itself_and_a_bad_one_is_not_kept(monkeypatch
 def test_the_sheets_kept_are_bounded_oldest_first(monkeypatch) -> None:
     monkeypatch.setattr(codec, "_SHEETS_KEPT", 3)
     texts = [f'{{"name":"N{i}","owner_id":1}}' for i in range(5)]
-    for text in texts:
-        codec.load_sheet(text)
+    sheets = [codec.load_sheet(text) for text in texts]
     assert list(codec._sheets) == texts[2:]
+    assert sorted(text for _, text in codec._texts.values()) == texts[2:]
+    parses = _counted_parses(monkeypatch)
+    assert json.loads(codec.dumps(sheets[0]))["name"] == "N0"  # forgotten: encoded anew
+    assert parses == []
+
+
+def test_a_loaded_sheet_written_again_is_its_stored_text(monkeypatch) -> None:
+    """An event's sheet before is the sheet as the command loaded it: its text as stored (here
+    written by another hand, spaced), not encoded again."""
+    stored = '{"name": "Fay", "owner_id": 6, "vit": 2}'
+    sheet = codec.load_sheet(stored)
+    monkeypatch.setattr(Sheet, "model_dump_json", _never)
+    assert codec.dumps(sheet) == stored
+    assert Sheet.model_validate_json(codec.dumps(sheet)) == sheet
+
+
+def _never(*_: object, **__: object) -> str:
+    raise AssertionError("encoded again")
+
+
+def test_a_kept_text_answers_only_for_the_object_it_was_kept_for() -> None:
+    """An id names one living object at a time: an entry whose sheet is another object (as a
+    freed sheet's successor would find it) is never read for this one."""
+    ada, bea = Sheet(name="Ada", owner_id=7), Sheet(name="Bea", owner_id=7)
+    codec._texts[id(ada)] = (bea, codec.dumps(bea))
+    assert json.loads(codec.dumps(ada))["name"] == "Ada"
 
 
 @settings(max_examples=200, deadline=None)
