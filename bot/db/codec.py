@@ -74,7 +74,8 @@ def _keep(text: str, sheet: Sheet) -> None:
             _forget(replaced, text)
         _texts[id(sheet)] = (sheet, text)
         if len(_sheets) > _SHEETS_KEPT:
-            _forget(*reversed(_sheets.popitem(last=False)))  # the oldest kept
+            oldest, dropped = _sheets.popitem(last=False)
+            _forget(dropped, oldest)
 
 
 def _forget(sheet: Sheet, text: str) -> None:
