@@ -720,9 +720,9 @@ class SQLiteHotPath:
 
 # Enough connections to cover the event loop's delay between a command's round trips, and no
 # more: each command past this gate is a server process woken on the same cores as the bot.
-# Measured at C = 50 (one bot, slices alternating, bench/README.md): 10 against 20 gave about
-# 5 % more commands a second and a p99 a tenth lower. Fewer connections, too, for several
-# shards under PostgreSQL's default max_connections (100).
+# Measured at C = 50 (one bot, slices alternating, bench/README.md): 8–12 against 20 gave
+# 0–11 % more commands a second and a p99 a tenth lower; 5 starved it. Fewer connections,
+# too, for several shards under PostgreSQL's default max_connections (100).
 POOL_SIZE = 10
 # Server-side bounds of every wait (busy.py): a statement waiting for a row lock gives up.
 SERVER_SETTINGS = {"lock_timeout": f"{int(LOCK_BUDGET_S * 1000)}ms"}
