@@ -105,9 +105,17 @@ def test_the_sheets_kept_are_bounded_oldest_first(monkeypatch) -> None:
     sheets = [codec.load_sheet(text) for text in texts]
     assert list(codec._sheets) == texts[2:]
     assert sorted(text for _, text in codec._texts.values()) == texts[2:]
-    parses = _counted_parses(monkeypatch)
+    encoded: list[Sheet] = []
+    original = Sheet.model_dump_json
+
+    def counted(self: Sheet, **kwargs: object) -> str:
+        encoded.append(self)
+        return original(self, **kwargs)
+
+    monkeypatch.setattr(Sheet, "model_dump_json", counted)
+    assert codec.dumps(sheets[4]) == texts[4]  # kept: its text as loaded
     assert json.loads(codec.dumps(sheets[0]))["name"] == "N0"  # forgotten: encoded anew
-    assert parses == []
+    assert encoded == [sheets[0]]
 
 
 def test_a_loaded_sheet_written_again_is_its_stored_text(monkeypatch) -> None:
