@@ -16,9 +16,8 @@ from rules.models import GuildSettings, Sheet
 from tests.rules.test_properties import sheets
 
 
-def test_a_sheet_written_twice_is_the_same_text_encoded_once(monkeypatch) -> None:
-    sheet = Sheet(name="Ada", owner_id=7, vit=6)
-    calls = []
+def _counted_encodings(monkeypatch) -> list[Sheet]:
+    calls: list[Sheet] = []
     original = Sheet.model_dump_json
 
     def counted(self: Sheet, **kwargs: object) -> str:
@@ -26,10 +25,17 @@ def test_a_sheet_written_twice_is_the_same_text_encoded_once(monkeypatch) -> Non
         return original(self, **kwargs)
 
     monkeypatch.setattr(Sheet, "model_dump_json", counted)
+    return calls
+
+
+def test_a_sheet_written_twice_is_the_same_text_encoded_once(monkeypatch) -> None:
+    sheet = Sheet(name="Ada", owner_id=7, vit=6)
+    expected = sheet.model_dump_json()
+    calls = _counted_encodings(monkeypatch)
     before = Sheet(name="Ada", owner_id=7)
     # As a command writes them: the row's sheet, then the event's before and after.
     first, _, second = codec.dumps(sheet), codec.dumps(before), codec.dumps(sheet)
-    assert first == second == original(sheet)
+    assert first == second == expected
     assert calls == [sheet, before]
 
 
@@ -105,14 +111,7 @@ def test_the_sheets_kept_are_bounded_oldest_first(monkeypatch) -> None:
     sheets = [codec.load_sheet(text) for text in texts]
     assert list(codec._sheets) == texts[2:]
     assert sorted(text for _, text in codec._texts.values()) == texts[2:]
-    encoded: list[Sheet] = []
-    original = Sheet.model_dump_json
-
-    def counted(self: Sheet, **kwargs: object) -> str:
-        encoded.append(self)
-        return original(self, **kwargs)
-
-    monkeypatch.setattr(Sheet, "model_dump_json", counted)
+    encoded = _counted_encodings(monkeypatch)
     assert codec.dumps(sheets[4]) == texts[4]  # kept: its text as loaded
     assert json.loads(codec.dumps(sheets[0]))["name"] == "N0"  # forgotten: encoded anew
     assert encoded == [sheets[0]]
