@@ -21,6 +21,7 @@ from bot.db.looks import Looks
 from bot.db.migrate import upgrade_engine
 from bot.db.records import Actor, Board
 from bot.db.tables import boards, events
+from bot.db.turns import paced
 from bot.db.uow import UnitOfWork
 from bot.db.writelock import ProcessWriteLock, process_write_lock
 from bot.db.writes import Target
@@ -116,7 +117,7 @@ class Database:
             with self._looks.begin() as conn:
                 if conn is not None:  # else it would wait: it goes through aiosqlite below
                     yield UnitOfWork(
-                        conn, guild_id, postgres=False, clock=self.clock, read_only=True
+                        paced(conn), guild_id, postgres=False, clock=self.clock, read_only=True
                     )
                     return
         until = deadline()
@@ -201,7 +202,11 @@ class Database:
             await conn.execution_options(**{READ_ONLY: read_only, DEADLINE: until})
             async with conn.begin():
                 yield UnitOfWork(
-                    conn, guild_id, postgres=self.postgres, clock=self.clock, read_only=read_only
+                    paced(conn) if read_only else conn,
+                    guild_id,
+                    postgres=self.postgres,
+                    clock=self.clock,
+                    read_only=read_only,
                 )
 
     async def __aenter__(self) -> Database:

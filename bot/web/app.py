@@ -10,6 +10,7 @@ die pictures the emoji are drawn from) are served by it, nothing from elsewhere.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import math
@@ -30,7 +31,15 @@ from bot.web.guard import HEADERS, RateGuard, client_address
 from bot.web.links import LinkRefused, Links
 from bot.web.live import LiveBoards
 from bot.web.pages import Pages
-from bot.web.site import NOT_FOUND, Commands, PageError, Site, now_utc
+from bot.web.site import (
+    NOT_FOUND,
+    Commands,
+    PageError,
+    Site,
+    give_way,
+    now_utc,
+    request_turns,
+)
 
 log = logging.getLogger("lastgasp.web")
 
@@ -89,7 +98,7 @@ class WebServer:
     ) -> None:
         self.host = host
         self.port = port
-        self.live = live or LiveBoards(db_of)
+        self.live = live or LiveBoards(db_of, turn=functools.partial(give_way, commands))
         self._static = _static_files()
         version = hashlib.sha256(b"".join(body for body, _ in self._static.values()))
         self.site = Site(
@@ -198,8 +207,9 @@ class WebServer:
             )
             response.headers["Retry-After"] = str(seconds)
             return response
-        await self.site.give_way()  # its link checked, its reads: between the commands
-        return await handler(request)
+        with request_turns():
+            await self.site.give_way()  # its link checked, its reads: between the commands
+            return await handler(request)
 
     async def _static_file(self, request: web.Request) -> web.Response:
         found = self._static.get(request.match_info["path"])

@@ -16,11 +16,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass, field
+from typing import Any
 
 from bot.db.database import Database
+from bot.db.turns import Turn, taking_turns
 from bot.services.board import BoardView, board_view
 
 log = logging.getLogger("lastgasp.web")
@@ -48,6 +51,7 @@ class Feed:
     dirty: bool = True
     task: asyncio.Task[None] | None = None
     _drawn: tuple[int, str] | None = None  # the version last drawn for the watchers, its HTML
+    _drawing: tuple[int, asyncio.Task[str]] | None = None  # …and the one being drawn
     _changed: asyncio.Condition = field(default_factory=asyncio.Condition)
     _wake: asyncio.Event = field(default_factory=asyncio.Event)
 
@@ -61,13 +65,31 @@ class Feed:
                 await asyncio.wait_for(self._changed.wait(), timeout)
             return self.version
 
-    def drawing(self, draw: Callable[[BoardView], str]) -> str:
-        """The current view as `draw` draws it, drawn once a version for all the watchers (the
-        lines name no viewer). Only once there is a view."""
-        if self._drawn is None or self._drawn[0] != self.version:
+    async def drawing(self, draw: Callable[[BoardView], Coroutine[Any, Any, str]]) -> str:
+        """The current view as `draw` draws it (in pieces between the commands), drawn once a
+        version for all the watchers (the lines name no viewer). Only once there is a view."""
+        version = self.version
+        if self._drawn is not None and self._drawn[0] == version:
+            return self._drawn[1]
+        if self._drawing is None or self._drawing[0] != version:
             assert self.view is not None
-            self._drawn = (self.version, draw(self.view))
-        return self._drawn[1]
+            # In a context of its own: not the budget of the request that happened to ask.
+            task = asyncio.create_task(
+                draw(self.view), name="lastgasp-web-draw", context=contextvars.Context()
+            )
+            task.add_done_callback(_retrieved)  # a drawing whose watchers all left
+            self._drawing = (version, task)
+        # Shielded: a watcher who leaves does not end the drawing the others wait for.
+        html = await asyncio.shield(self._drawing[1])
+        if self._drawn is None or self._drawn[0] < version:
+            self._drawn = (version, html)
+        return html
+
+    def being_drawn(self) -> asyncio.Task[str] | None:
+        """The drawing under way, if any (the server stops: it ends too)."""
+        if self._drawing is None or self._drawing[1].done():
+            return None
+        return self._drawing[1]
 
     def mark(self) -> None:
         self.dirty = True
@@ -93,6 +115,11 @@ class Feed:
             self._changed.notify_all()
 
 
+def _retrieved(task: asyncio.Task[str]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        log.warning("live board: drawing failed", exc_info=task.exception())
+
+
 class LiveBoards:
     """The feeds of this process's open live boards."""
 
@@ -104,8 +131,10 @@ class LiveBoards:
         pace: float = PACE_S,
         limit: int = LIMIT,
         per_address: int = PER_ADDRESS,
+        turn: Turn | None = None,
     ) -> None:
         self._db_of = db_of
+        self._turn = turn  # where the page is served beside the bot: its reads give way
         self.poll = poll
         self.pace = pace
         self.limit = limit
@@ -176,7 +205,7 @@ class LiveBoards:
             started = loop.time()
             try:
                 async with self._reads:
-                    view = await board_view(self._db_of(), feed.guild_id, feed.channel_id)
+                    view = await self._read(feed)
             except Exception:
                 log.warning("live board of channel %s: read failed", feed.channel_id, exc_info=True)
                 feed.dirty = True  # tried again after the pace
@@ -185,6 +214,12 @@ class LiveBoards:
             await asyncio.sleep(max(self.pace - (loop.time() - started), 0))
             if feed.dirty:
                 feed.mark()
+
+    async def _read(self, feed: Feed) -> BoardView:
+        if self._turn is None:
+            return await board_view(self._db_of(), feed.guild_id, feed.channel_id)
+        with taking_turns(self._turn):
+            return await board_view(self._db_of(), feed.guild_id, feed.channel_id)
 
     async def _poll(self) -> None:
         """Another process's changes: each watched guild's newest event, every `poll`."""
@@ -207,7 +242,8 @@ class LiveBoards:
         self.closing = True
         for feed in list(self._feeds.values()):  # the streams waiting on them end
             await feed.release()
-        tasks = [f.task for f in self._feeds.values() if f.task is not None]
+        tasks: list[asyncio.Task[Any]] = [f.task for f in self._feeds.values() if f.task]
+        tasks += [d for f in self._feeds.values() if (d := f.being_drawn()) is not None]
         if self._poller is not None:
             tasks.append(self._poller)
         for task in tasks:

@@ -164,7 +164,7 @@ class Pages:
             **site.context(
                 link,
                 found.gm,
-                cards=view.cards(found.cards, link.user_id),
+                cards=await site.built(found.cards, lambda row: view.card(row, link.user_id)),
                 total=found.total,
                 page=page,
                 pages=pages,
@@ -187,10 +187,12 @@ class Pages:
         sheet, now, root = found.sheet, site.clock(), site.root
         events = None
         if found.history is not None:
-            events = [
-                view.event(e, viewer=link.user_id, owner=sheet.owner_id, now=now, root=root)
-                for e in found.history
-            ]
+            events = await site.built(
+                found.history,
+                lambda e: view.event(
+                    e, viewer=link.user_id, owner=sheet.owner_id, now=now, root=root
+                ),
+            )
         base = f"{root}servers/{link.guild_id}/characters/{character_id}"
         return await site.render(
             "character.html",
@@ -299,10 +301,11 @@ class Pages:
 
     # --- the live board -----------------------------------------------------------------
 
-    def fragment(self, board: BoardView, link: Link) -> str:
+    async def fragment(self, board: BoardView, link: Link) -> str:
         """The board's lines alone, as the page shows them (what a live update sends)."""
-        template = self.site.templates.get_template("_board.html")
-        return template.render(**self.site.context(link, board=view.board(board, 0)))
+        await self.site.give_way()
+        lines = view.board(board, 0)
+        return await self.site.draw("_board.html", **self.site.context(link, board=lines))
 
     async def live(self, request: web.Request) -> web.StreamResponse:
         """Server-sent events: `board` with the board's new lines after each change; `ended`
@@ -354,7 +357,7 @@ class Pages:
                 await response.write(b": ping\n\n")
                 continue
             seen = version
-            html = feed.drawing(lambda board: self.fragment(board, link))
+            html = await feed.drawing(lambda board: self.fragment(board, link))
             if html != sent:
                 sent = html
                 await response.write(_event("board", html))

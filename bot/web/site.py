@@ -7,10 +7,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 from urllib.parse import urlsplit
 
 import jinja2
@@ -18,9 +19,13 @@ from aiohttp import web
 
 from bot.db.busy import Busy
 from bot.db.database import Database
+from bot.db.turns import taking_turns
 from bot.web.guard import refusal_text
 from bot.web.links import Link, Links
 from bot.web.live import LiveBoards
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 # Ids in a path are bounded before they reach a query: a guild's and a channel's are Discord's
 # (64 bits), a character's and an event's the database's own (32 bits on PostgreSQL).
@@ -31,17 +36,64 @@ PAGE_READS = 2  # page views reading the database at once: the commands come fir
 PAGE_WAIT_S = 2.0  # beyond this wait for a turn, "busy" (503)
 BUSY = "The table is busy right now: reload in a moment."
 # A page view gives way to the commands in flight (issue 18: it must not move their p99): the
-# request's start (its link checked, its reads, its view) and each piece of its template
-# (SLICE_S of the loop at most) wait for a moment when no interaction is being handled, but
-# never longer than GIVE_WAY_S a piece.
+# request's start (its link checked), each statement of its reads, what it shows, each piece of
+# its template (SLICE_S of the loop at most) and each live board's drawing wait for a moment
+# when no interaction is being handled, but never longer than GIVE_WAY_S a piece, nor
+# REQUEST_GIVE_WAY_S in all a request (past that, a piece lets only the commands ready at that
+# moment go first: a page stays quick to read while the bot is busy without a pause).
 GIVE_WAY_S = 0.02
+REQUEST_GIVE_WAY_S = 0.25
 SLICE_S = 0.0003
+
+# The request's time left to give way (one list, shared by its pieces); None outside a request.
+_left: ContextVar[list[float] | None] = ContextVar("lastgasp_web_give_way", default=None)
 
 
 class Commands(Protocol):
     """The interactions this process is handling (bot/lifecycle.py's InFlight)."""
 
     async def quiet(self, timeout: float) -> None: ...
+
+
+@contextlib.contextmanager
+def request_turns() -> Iterator[None]:
+    """A request's pieces share one REQUEST_GIVE_WAY_S of giving way."""
+    token = _left.set([REQUEST_GIVE_WAY_S])
+    try:
+        yield
+    finally:
+        _left.reset(token)
+
+
+async def give_way(commands: Commands | None) -> None:
+    """Waits for a moment when the bot is handling no interaction (GIVE_WAY_S at most, and
+    what is left of the request's REQUEST_GIVE_WAY_S)."""
+    if commands is None:
+        return
+    left = _left.get()
+    if left is None:
+        await commands.quiet(GIVE_WAY_S)
+    elif left[0] <= 0:
+        await asyncio.sleep(0)
+    else:
+        began = time.perf_counter()
+        await commands.quiet(min(GIVE_WAY_S, left[0]))
+        left[0] -= time.perf_counter() - began
+
+
+async def drawn(
+    template: jinja2.Template, context: dict[str, Any], commands: Commands | None
+) -> str:
+    """The template's text, drawn in pieces of SLICE_S at most between the commands."""
+    await give_way(commands)
+    parts: list[str] = []
+    began = time.perf_counter()
+    for part in template.generate(**context):
+        parts.append(part)
+        if time.perf_counter() - began > SLICE_S:
+            await give_way(commands)
+            began = time.perf_counter()
+    return "".join(parts)
 
 
 class PageError(Exception):
@@ -115,21 +167,30 @@ class Site:
         return _html(html, status)
 
     async def render(self, template: str, **context: Any) -> web.Response:
-        """A page as `page` writes it, drawn in pieces between the commands (`give_way`)."""
+        """A page as `page` writes it, drawn in pieces between the commands (`drawn`); its
+        answer sent in a turn of its own."""
+        html = await self.draw(template, **context)
         await self.give_way()
-        parts: list[str] = []
-        began = time.perf_counter()
-        for part in self.templates.get_template(template).generate(**context):
-            parts.append(part)
-            if time.perf_counter() - began > SLICE_S:
-                await self.give_way()
-                began = time.perf_counter()
-        return _html("".join(parts), 200)
+        return _html(html, 200)
+
+    async def draw(self, template: str, **context: Any) -> str:
+        return await drawn(self.templates.get_template(template), context, self.commands)
 
     async def give_way(self) -> None:
-        """Waits for a moment when the bot is handling no interaction (GIVE_WAY_S at most)."""
-        if self.commands is not None:
-            await self.commands.quiet(GIVE_WAY_S)
+        await give_way(self.commands)
+
+    async def built(self, items: Iterable[T], make: Callable[[T], R]) -> list[R]:
+        """`make` of each item, in pieces of SLICE_S at most between the commands (what a
+        page shows of each event or card, once its read is done)."""
+        await give_way(self.commands)
+        made: list[R] = []
+        began = time.perf_counter()
+        for item in items:
+            made.append(make(item))
+            if time.perf_counter() - began > SLICE_S:
+                await give_way(self.commands)
+                began = time.perf_counter()
+        return made
 
     def message(self, status: int, heading: str, message: str) -> web.Response:
         return self.page("message.html", status, **self.context(heading=heading, message=message))
@@ -148,7 +209,8 @@ class Site:
     @contextlib.asynccontextmanager
     async def reading(self) -> AsyncIterator[Database]:
         """A turn to read the database (at most PAGE_READS page views at once), and the
-        database; 503 while the bot is starting or the table is busy."""
+        database, its statements taking turns with the commands; 503 while the bot is
+        starting or the table is busy."""
         reads = self.reads
         if reads is None:
             reads = self.reads = asyncio.Semaphore(PAGE_READS)
@@ -166,7 +228,8 @@ class Site:
                     503, "Starting", "The bot is starting: reload in a moment."
                 ) from None
             try:
-                yield db
+                with taking_turns(self.give_way):  # each statement between the commands
+                    yield db
             except Busy:
                 raise PageError(503, "Busy", BUSY) from None
         finally:

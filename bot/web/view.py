@@ -9,7 +9,6 @@ templates escape every value (Jinja2's autoescape), and the few pieces built as 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -82,8 +81,8 @@ def line(sheet: Sheet, *, in_combat: bool, id: int | None, user_id: int) -> Line
     )
 
 
-def cards(rows: Sequence[CharacterRow], user_id: int) -> list[Line]:
-    return [line(row.sheet, in_combat=False, id=row.id, user_id=user_id) for row in rows]
+def card(row: CharacterRow, user_id: int) -> Line:
+    return line(row.sheet, in_combat=False, id=row.id, user_id=user_id)
 
 
 @dataclass(frozen=True)

@@ -93,8 +93,8 @@ async def test_watchers_of_one_board_share_each_drawing_of_it(site: Site, monkey
     drawn: list[str] = []
     fragment = pages.Pages.fragment
 
-    def counted(self: pages.Pages, board: object, link: object) -> str:
-        html = fragment(self, board, link)  # type: ignore[arg-type]
+    async def counted(self: pages.Pages, board: object, link: object) -> str:
+        html = await fragment(self, board, link)  # type: ignore[arg-type]
         drawn.append(html)
         return html
 
