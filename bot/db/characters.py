@@ -12,6 +12,7 @@ from bot.db.errors import name_taken, stale
 from bot.db.guilds import GuildRepository, settings_from
 from bot.db.records import Actor, CharacterRow, Combat
 from bot.db.tables import active_characters, characters, combat_members
+from bot.db.turns import rows
 from bot.db.writes import (
     SAVE_CHARACTER,
     SAVE_SHEET,
@@ -117,16 +118,18 @@ class CharacterRepository(GuildRepository):
     async def characters_page(self, offset: int, limit: int) -> tuple[list[CharacterRow], int]:
         """A page of the guild's characters by name (the campaign page's cards), and how many
         there are in all."""
-        records = (await self.conn.execute(_PAGE, self._of(offset=offset, limit=limit))).all()
+        page = await rows(
+            await self.conn.execute(_PAGE, self._of(offset=offset, limit=limit)), self._row
+        )
         total = (await self.conn.execute(_COUNT, self._of())).scalar_one()
-        return [self._row(record) for record in records], total
+        return page, total
 
     async def living(self, limit: int) -> tuple[list[CharacterRow], int]:
         """The status board's characters: the living ones, who must roll first, at most
         `limit`; and how many living characters there are in all."""
-        records = (await self.conn.execute(_LIVING, self._of(limit=limit))).all()
+        found = await rows(await self.conn.execute(_LIVING, self._of(limit=limit)), self._row)
         total = (await self.conn.execute(_LIVING_COUNT, self._of())).scalar_one()
-        return [self._row(record) for record in records], total
+        return found, total
 
     async def members(self, combat_id: int, *, lock: bool = False) -> list[CharacterRow]:
         """The characters of a combat, by name (locked in id order, as characters())."""

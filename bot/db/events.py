@@ -11,6 +11,7 @@ from bot.db.characters import CharacterRepository
 from bot.db.codec import load_roll
 from bot.db.records import Event, utc
 from bot.db.tables import characters, events
+from bot.db.turns import rows
 from bot.db.writes import LOG_EVENT, UNDO, event_values
 from rules import history
 from rules.errors import RuleError
@@ -125,9 +126,7 @@ class EventRepository(CharacterRepository):
         of the campaign page's history, stable while new events arrive)."""
         stmt = _HISTORY[bookkeeping, before is not None]
         values = {"character": character_id, "before": before, "limit": limit}
-        return [
-            _event(record) for record in (await self.conn.execute(stmt, self._of(**values))).all()
-        ]
+        return await rows(await self.conn.execute(stmt, self._of(**values)), _event)
 
     async def undo(self, character_id: int, user_id: int) -> tuple[Outcome, Event]:
         """U-3: revert the latest change not yet reverted, field by field (rules.history);

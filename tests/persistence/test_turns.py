@@ -1,12 +1,16 @@
 """Reads that take turns (bot/db/turns.py): inside `taking_turns`, each statement of the task's
-read-only transactions waits for its turn first — on the event loop's SQLite connections, on
-aiosqlite and on PostgreSQL — and nothing else does: not a write, not another task, not after
-the block."""
+read-only transactions waits for its turn first, and many rows are read in pieces with a turn
+between — on the event loop's SQLite connections, on aiosqlite and on PostgreSQL — and nothing
+else does: not a write, not another task, not after the block."""
 
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
+import pytest
+
+import bot.db.turns as turns_module
 from bot.db.database import Database
 from bot.db.turns import taking_turns
 from tests.persistence.helpers import GUILD, create, hit
@@ -72,3 +76,35 @@ async def test_a_read_in_another_task_does_not_take_this_ones_turns(db: Database
         release.set()
         await task
     assert turns.log == [] and "turn" not in other.log
+
+
+async def test_many_rows_are_read_in_pieces_with_a_turn_between(
+    db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A history, a page of cards, the board's characters: read with a turn after each piece
+    of PIECE_S (here after every row), and the same rows as read at once."""
+    cy = (await create(db, "Cy")).id
+    for name in ("Ada", "Bo"):
+        await create(db, name)
+    for _ in range(4):
+        await hit(db, "Cy", 1)
+
+    async def read(uow: Any) -> tuple[Any, ...]:
+        return (
+            await uow.history(cy, 10),
+            await uow.characters_page(0, 25),
+            await uow.living(25),
+        )
+
+    async with db.transaction(GUILD, read_only=True) as uow:
+        at_once = await read(uow)
+    monkeypatch.setattr(turns_module, "PIECE_S", 0.0)
+    turns = Turns()
+    with taking_turns(turns):
+        async with db.transaction(GUILD, read_only=True) as uow:
+            in_pieces = await read(uow)
+    assert in_pieces == at_once
+    events, (cards, _), (living, _) = at_once
+    assert len(events) == 5 and len(cards) == 3 and len(living) == 3
+    # A turn before each of the five statements, and one after each of the 11 rows.
+    assert turns.log == ["turn"] * (5 + 11)
