@@ -16,6 +16,12 @@ from bot.db.turns import taking_turns
 from tests.persistence.helpers import GUILD, create, hit
 
 
+@pytest.fixture(autouse=True)
+def rows_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A statement's rows in one piece however slow the machine (the rows' test sets its own)."""
+    monkeypatch.setattr(turns_module, "PIECE_S", 60.0)
+
+
 class Turns:
     """A turn that logs itself; `log` also gets each statement the reads run."""
 

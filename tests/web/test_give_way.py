@@ -104,10 +104,12 @@ async def test_a_template_drawn_in_pieces_is_the_same_page(
     monkeypatch.setattr(inflight, "quiet", counted)
     monkeypatch.setattr(turns_module._Paced, "execute", statement)
     monkeypatch.setattr(site_module, "SLICE_S", 60.0)
+    monkeypatch.setattr(turns_module, "PIECE_S", 60.0)  # each statement's rows in one piece
     whole = await site.open(h.owner)
     sheet = await whole.get("characters/1")
     in_one, read, turns, statements = turns, statements, 0, 0
     monkeypatch.setattr(site_module, "SLICE_S", 0.0)  # a turn after every piece
+    monkeypatch.setattr(turns_module, "PIECE_S", 0.0)  # …and every row
     assert (await whole.get("")).text == whole.text
     assert (await whole.get("characters/1")).text == sheet.text
     # A turn as each request begins (the link's redirect, the two pages); for each page one
