@@ -118,16 +118,16 @@ class CharacterRepository(GuildRepository):
     async def characters_page(self, offset: int, limit: int) -> tuple[list[CharacterRow], int]:
         """A page of the guild's characters by name (the campaign page's cards), and how many
         there are in all."""
-        page = await rows(
-            await self.conn.execute(_PAGE, self._of(offset=offset, limit=limit)), self._row
-        )
+        records = await self.conn.execute(_PAGE, self._of(offset=offset, limit=limit))
+        page = await rows(self.conn, records, self._row)
         total = (await self.conn.execute(_COUNT, self._of())).scalar_one()
         return page, total
 
     async def living(self, limit: int) -> tuple[list[CharacterRow], int]:
         """The status board's characters: the living ones, who must roll first, at most
         `limit`; and how many living characters there are in all."""
-        found = await rows(await self.conn.execute(_LIVING, self._of(limit=limit)), self._row)
+        records = await self.conn.execute(_LIVING, self._of(limit=limit))
+        found = await rows(self.conn, records, self._row)
         total = (await self.conn.execute(_LIVING_COUNT, self._of())).scalar_one()
         return found, total
 

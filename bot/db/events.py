@@ -126,7 +126,7 @@ class EventRepository(CharacterRepository):
         of the campaign page's history, stable while new events arrive)."""
         stmt = _HISTORY[bookkeeping, before is not None]
         values = {"character": character_id, "before": before, "limit": limit}
-        return await rows(await self.conn.execute(stmt, self._of(**values)), _event)
+        return await rows(self.conn, await self.conn.execute(stmt, self._of(**values)), _event)
 
     async def undo(self, character_id: int, user_id: int) -> tuple[Outcome, Event]:
         """U-3: revert the latest change not yet reverted, field by field (rules.history);

@@ -1,6 +1,6 @@
 """Reads that take turns: a read-only transaction whose statements each wait for a turn first,
-and whose many rows are read in pieces with a turn between, where its caller asks for that
-(`taking_turns`). The campaign page does: its reads then give way to the commands instead of
+and whose many rows (`rows`) are read in pieces with a turn between, where its caller asks for
+that (`taking_turns`). The campaign page does: its reads then give way to the commands instead of
 holding the event loop for all of them at once (on SQLite they run on the loop itself:
 looks.py; bench/README.md, "Page views")."""
 
@@ -39,12 +39,12 @@ def taking_turns(turn: Turn) -> Iterator[None]:
 class _Paced:
     def __init__(self, conn: Connection, turn: Turn) -> None:
         self._conn = conn
-        self._turn = turn
+        self.turn = turn
 
     async def execute(
         self, statement: Executable, parameters: Any = None
     ) -> CursorResult[*tuple[Any, ...]]:
-        await self._turn()
+        await self.turn()
         return await self._conn.execute(statement, parameters)
 
 
@@ -54,13 +54,13 @@ def paced(conn: Connection) -> Connection:
     return conn if turn is None else _Paced(conn, turn)
 
 
-async def rows(result: Result[Any], make: Callable[[Row[Any]], T]) -> list[T]:
-    """`make` of each row of `result` (its JSON is parsed as it is fetched); where this task
-    takes turns, in pieces of PIECE_S at most with a turn between (a page's 50 events or 60
-    cards are a millisecond or more)."""
-    turn = _TURN.get()
-    if turn is None:
+async def rows(conn: Connection, result: Result[Any], make: Callable[[Row[Any]], T]) -> list[T]:
+    """`make` of each row of `result`, a statement's on `conn` (its JSON is parsed as it is
+    fetched); on a connection that takes turns, in pieces of PIECE_S at most with a turn
+    between (a page's 50 events or 60 cards are a millisecond or more)."""
+    if not isinstance(conn, _Paced):  # a write's rows never wait: its lock is held
         return [make(record) for record in result.all()]
+    turn = conn.turn
     made: list[T] = []
     began = time.perf_counter()
     for record in result:

@@ -114,3 +114,8 @@ async def test_many_rows_are_read_in_pieces_with_a_turn_between(
     assert len(events) == 5 and len(cards) == 3 and len(living) == 3
     # A turn before each of the five statements, and one after each of the 11 rows.
     assert turns.log == ["turn"] * (5 + 11)
+    written = Turns()
+    with taking_turns(written):
+        async with db.transaction(GUILD) as uow:  # a write transaction: its lock is held
+            assert await read(uow) == at_once
+    assert written.log == []
