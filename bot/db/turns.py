@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from contextvars import ContextVar
 from typing import Any, TypeVar
 
@@ -17,6 +17,7 @@ from sqlalchemy import CursorResult, Executable, Result, Row
 from bot.db.session import Connection
 
 Turn = Callable[[], Awaitable[None]]
+Item = TypeVar("Item")
 T = TypeVar("T")
 
 PIECE_S = 0.0003  # rows read (each one's JSON parsed, its sheet validated) between two turns
@@ -60,12 +61,18 @@ async def rows(conn: Connection, result: Result[Any], make: Callable[[Row[Any]],
     between (a page's 50 events or 60 cards are a millisecond or more)."""
     if not isinstance(conn, _Paced):  # a write's rows never wait: its lock is held
         return [make(record) for record in result.all()]
-    turn = conn.turn
+    return await in_pieces(result, make, conn.turn, PIECE_S)
+
+
+async def in_pieces(
+    items: Iterable[Item], make: Callable[[Item], T], turn: Turn, piece_s: float
+) -> list[T]:
+    """`make` of each item, with `turn()` awaited whenever a piece has taken `piece_s`."""
     made: list[T] = []
     began = time.perf_counter()
-    for record in result:
-        made.append(make(record))
-        if time.perf_counter() - began > PIECE_S:
+    for item in items:
+        made.append(make(item))
+        if time.perf_counter() - began > piece_s:
             await turn()
             began = time.perf_counter()
     return made

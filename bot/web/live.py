@@ -216,9 +216,8 @@ class LiveBoards:
                 feed.mark()
 
     async def _read(self, feed: Feed) -> BoardView:
-        if self._turn is None:
-            return await board_view(self._db_of(), feed.guild_id, feed.channel_id)
-        with taking_turns(self._turn):
+        turns = contextlib.nullcontext() if self._turn is None else taking_turns(self._turn)
+        with turns:
             return await board_view(self._db_of(), feed.guild_id, feed.channel_id)
 
     async def _poll(self) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import time
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from contextvars import ContextVar
@@ -19,7 +20,7 @@ from aiohttp import web
 
 from bot.db.busy import Busy
 from bot.db.database import Database
-from bot.db.turns import taking_turns
+from bot.db.turns import in_pieces, taking_turns
 from bot.web.guard import refusal_text
 from bot.web.links import Link, Links
 from bot.web.live import LiveBoards
@@ -86,14 +87,8 @@ async def drawn(
 ) -> str:
     """The template's text, drawn in pieces of SLICE_S at most between the commands."""
     await give_way(commands)
-    parts: list[str] = []
-    began = time.perf_counter()
-    for part in template.generate(**context):
-        parts.append(part)
-        if time.perf_counter() - began > SLICE_S:
-            await give_way(commands)
-            began = time.perf_counter()
-    return "".join(parts)
+    turn = functools.partial(give_way, commands)
+    return "".join(await in_pieces(template.generate(**context), str, turn, SLICE_S))
 
 
 class PageError(Exception):
@@ -183,14 +178,7 @@ class Site:
         """`make` of each item, in pieces of SLICE_S at most between the commands (what a
         page shows of each event or card, once its read is done)."""
         await give_way(self.commands)
-        made: list[R] = []
-        began = time.perf_counter()
-        for item in items:
-            made.append(make(item))
-            if time.perf_counter() - began > SLICE_S:
-                await give_way(self.commands)
-                began = time.perf_counter()
-        return made
+        return await in_pieces(items, make, self.give_way, SLICE_S)
 
     def message(self, status: int, heading: str, message: str) -> web.Response:
         return self.page("message.html", status, **self.context(heading=heading, message=message))
