@@ -45,6 +45,7 @@ from bench.stats import (  # noqa: E402
     Figures,
     Paired,
     poisson_arrivals,
+    pooled_interval,
     pooled_p99_ratio,
     round_down,
     round_up,
@@ -172,6 +173,12 @@ class Backend:
         if not self.views_on:
             return None
         return pooled_p99_ratio(self.views_on, self.views_off)
+
+    def views_interval(self) -> tuple[float, float] | None:
+        """What the pooled figure could have been by chance: 90 % of the pairs' redraws."""
+        if not self.views_on:
+            return None
+        return pooled_interval(self.views_on, self.views_off)
 
     def figures(self) -> dict[str, Paired]:
         found = {
@@ -847,10 +854,11 @@ def report(backends: list[Backend]) -> list[str]:
         boards = found.boards()
         if boards is not None:
             lines.append(f"  {'boards':<15} {boards.describe()}")
-        views, pooled = found.views(), found.views_pooled()
-        if views is not None and pooled is not None:
+        views, pooled, chance = found.views(), found.views_pooled(), found.views_interval()
+        if views is not None and pooled is not None and chance is not None:
             lines.append(
-                f"  {'views_p99':<15} pooled {pooled:.3f}  per pair {views.describe()}  "
+                f"  {'views_p99':<15} pooled {pooled:.3f} (90 % of redraws "
+                f"{chance[0]:.3f}–{chance[1]:.3f})  per pair {views.describe()}  "
                 f"(open loop, read ÷ not)  → {round_up(pooled)}"
             )
         if found.hops_us:

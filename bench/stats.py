@@ -165,6 +165,48 @@ def pooled_p99_ratio(numerators: Sequence[Figures], denominators: Sequence[Figur
     return p99(numerators) / p99(denominators)
 
 
+def pooled_interval(
+    numerators: Sequence[Figures],
+    denominators: Sequence[Figures],
+    *,
+    level: float = 0.9,
+    resamples: int = 400,
+    seed: int = 0,
+) -> tuple[float, float]:
+    """How far `pooled_p99_ratio` could have moved by chance: the pairs drawn again with
+    replacement (a pair's two slices together: they share their minutes), `resamples` times,
+    and the middle `level` of the ratios those draws give (a percentile bootstrap). An
+    interval that holds 1 says the run cannot tell the two sides' p99s apart."""
+    if len(numerators) != len(denominators) or not numerators:
+        raise ValueError("paired slices: as many of each, at least one")
+    # A p99 of the pooled latencies is among each slice's slowest 1 % of the largest pool a
+    # draw can make: only those are kept, slowest first, so a draw sorts little.
+    most = len(numerators) * max(f.commands for f in (*numerators, *denominators))
+    keep = _from_top(most) + 1
+
+    def tails(slices: Sequence[Figures]) -> list[tuple[int, list[float]]]:
+        return [(f.commands, sorted(f.latencies, reverse=True)[:keep]) for f in slices]
+
+    def p99(drawn: list[tuple[int, list[float]]]) -> float:
+        slowest = sorted((x for _, tail in drawn for x in tail), reverse=True)
+        return slowest[_from_top(sum(n for n, _ in drawn))]
+
+    tops, bottoms = tails(numerators), tails(denominators)
+    draw = random.Random(seed)
+    ratios = []
+    for _ in range(resamples):
+        pairs = draw.choices(range(len(tops)), k=len(tops))
+        ratios.append(p99([tops[i] for i in pairs]) / p99([bottoms[i] for i in pairs]))
+    ratios.sort()
+    cut = (1 - level) / 2
+    return ratios[int(cut * resamples)], ratios[math.ceil((1 - cut) * resamples) - 1]
+
+
+def _from_top(count: int) -> int:
+    """Where `percentile`'s p99 of `count` values stands, counted from the slowest (0)."""
+    return count - 1 - max(0, min(count - 1, math.ceil(0.99 * count - 1e-9) - 1))
+
+
 # --- paired slices ---------------------------------------------------------------------------
 
 

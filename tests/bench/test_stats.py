@@ -5,6 +5,7 @@ open loop timing from the scheduled arrival, and the summary line built from the
 from __future__ import annotations
 
 import asyncio
+import random
 import statistics
 import time
 
@@ -19,6 +20,7 @@ from bench.stats import (
     open_loop,
     percentile,
     poisson_arrivals,
+    pooled_interval,
     pooled_p99_ratio,
     round_down,
     round_up,
@@ -236,6 +238,8 @@ def test_page_views_pair_the_open_loop_p99_with_and_without_and_join_the_summary
     assert summary([found]).endswith(" views_p99=1.50")
     line = next(line for line in report([found]) if line.split()[:1] == ["views_p99"])
     assert line.split()[:3] == ["views_p99", "pooled", "1.500"]
+    # Three pairs redrawn: the pools' p99s range over the pairs' own ratios (1.0 to 1.5).
+    assert "(90 % of redraws 1.000–1.500)" in line
     assert "per pair median 1.500" in line
     assert "views_p99" not in summary([_backend("sqlite", 700)])
 
@@ -314,3 +318,39 @@ def test_postgresql_alone_without_a_server_is_one_line_and_a_failure(
     said = capsys.readouterr().out.splitlines()
     assert said[-1] == "nothing to measure: run with --db sqlite, or name a PostgreSQL server"
     assert not any("Traceback" in line for line in said)
+
+
+def test_pooled_interval_is_the_ratio_itself_when_every_pair_is_alike() -> None:
+    ms = [i / 1000 for i in range(1, 301)]
+    read = [Figures("x", 1.0, [2 * x for x in ms]) for _ in range(5)]
+    unread = [Figures("x", 1.0, list(ms)) for _ in range(5)]
+    assert pooled_p99_ratio(read, unread) == pytest.approx(2.0)
+    assert pooled_interval(read, unread) == pytest.approx((2.0, 2.0))
+
+
+def test_pooled_interval_widens_with_a_pair_unlike_the_rest_and_holds_the_ratio() -> None:
+    draw = random.Random(3)
+    read = [Figures("x", 1.0, [draw.expovariate(1) for _ in range(300)]) for _ in range(18)]
+    unread = [Figures("x", 1.0, [draw.expovariate(1) for _ in range(300)]) for _ in range(18)]
+    low, high = pooled_interval(read, unread)
+    assert low < pooled_p99_ratio(read, unread) < high
+    assert low < 1 < high  # the same distribution on both sides: the run cannot tell them apart
+    # One read slice with a stall: its 20 slowest commands at 50 (the p99 of 5,400 is the 54th).
+    stalled = [*read[:-1], Figures("x", 1.0, read[-1].latencies[:280] + [50.0] * 20)]
+    assert pooled_interval(stalled, unread)[1] > high
+    # …and the same draws again give the same interval.
+    assert pooled_interval(stalled, unread) == pooled_interval(stalled, unread)
+
+
+def test_pooled_interval_matches_percentile_on_every_draw_size() -> None:
+    # Slices of different sizes: each draw's pool has its own size, its p99 its own rank.
+    draw = random.Random(5)
+    read = [Figures("x", 1.0, [draw.random() for _ in range(n)]) for n in (7, 130, 61)]
+    unread = [Figures("x", 1.0, [draw.random() for _ in range(n)]) for n in (99, 3, 250)]
+    low, high = pooled_interval(read, unread, resamples=50, level=1.0)
+    ratios = []
+    picks = random.Random(0)
+    for _ in range(50):
+        pairs = picks.choices(range(3), k=3)
+        ratios.append(pooled_p99_ratio([read[i] for i in pairs], [unread[i] for i in pairs]))
+    assert (low, high) == (pytest.approx(min(ratios)), pytest.approx(max(ratios)))
