@@ -76,6 +76,7 @@ def templates() -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        auto_reload=False,  # the templates ship with the code: no file checked on every page
     )
 
 

@@ -207,3 +207,23 @@ async def test_behind_a_proxy_every_link_goes_through_it(proxied) -> None:
     assert (await page.get("")).status == 200
     window = site.server._rate._window
     assert window is not None and len(window) == 2  # two readers counted apart
+
+
+async def test_a_page_checks_no_template_file_once_it_is_loaded(
+    site: Site, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Jinja2 would look at each template's file on every page (a system call on the event
+    # loop, the commands' core); the templates ship with the code and never change under it.
+    await site.h.add_character("Roryn")
+    page = await site.open(site.h.owner)  # every template of the page loaded once
+    checked: list[str] = []
+    getmtime = os.path.getmtime
+
+    def counted(path: str | os.PathLike[str]) -> float:
+        checked.append(os.fspath(path))
+        return getmtime(path)
+
+    monkeypatch.setattr(os.path, "getmtime", counted)
+    again = await page.get("")
+    assert again.status == 200 and "Roryn" in again.text
+    assert [path for path in checked if "templates" in path] == []
