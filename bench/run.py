@@ -102,6 +102,22 @@ class Plan:
     views_rounds: int = 0  # …and how many pairs of them
 
 
+@dataclass(frozen=True)
+class Beside:
+    """Open-loop slices with something beside the commands and without, in pairs: the p99 of
+    every pair's commands together (`pooled`), what it could have been by chance (`chance`:
+    90 % of the pairs' redraws) and the per-pair ratios."""
+
+    pooled: float
+    chance: tuple[float, float]
+    pairs: Paired
+
+    @classmethod
+    def of(cls, on: list[Figures], off: list[Figures]) -> Beside:
+        pairs = Paired.of([f.p99_ms for f in on], [f.p99_ms for f in off])
+        return cls(pooled_p99_ratio(on, off), pooled_interval(on, off), pairs)
+
+
 @dataclass
 class Backend:
     """Every slice of one database, in the order they ran."""
@@ -121,6 +137,9 @@ class Backend:
     hops_us: list[float] = field(default_factory=list)  # the machine's thread hop, each round
     views_on: list[Figures] = field(default_factory=list)  # open loop, the page read beside
     views_off: list[Figures] = field(default_factory=list)
+    live_on: list[Figures] = field(default_factory=list)  # open loop, live boards open beside
+    live_off: list[Figures] = field(default_factory=list)
+    _beside: dict[str, Beside] | None = field(default=None, init=False, repr=False)
 
     # Each figure: the median of its paired slices (bench/stats.py), with their spread.
 
@@ -162,23 +181,15 @@ class Backend:
             return None
         return Paired.of([b.rate for b in self.boards_on], [b.rate for b in self.boards_off])
 
-    def views(self) -> Paired | None:
-        """The commands' open-loop p99 with the page read beside them over without, per pair."""
-        if not self.views_on:
-            return None
-        return Paired.of([b.p99_ms for b in self.views_on], [b.p99_ms for b in self.views_off])
-
-    def views_pooled(self) -> float | None:
-        """The same over every pair's commands together (`views_p99`: bench/README.md)."""
-        if not self.views_on:
-            return None
-        return pooled_p99_ratio(self.views_on, self.views_off)
-
-    def views_interval(self) -> tuple[float, float] | None:
-        """What the pooled figure could have been by chance: 90 % of the pairs' redraws."""
-        if not self.views_on:
-            return None
-        return pooled_interval(self.views_on, self.views_off)
+    def beside(self) -> dict[str, Beside]:
+        """The commands' open-loop p99 with the page read beside them over without
+        (`views_p99`), and with live boards open over none (`live_p99`): bench/README.md.
+        Worked out once, when the run is over (the redraws take a few seconds)."""
+        if self._beside is None:
+            pairs = {"views_p99": (self.views_on, self.views_off)}
+            pairs["live_p99"] = (self.live_on, self.live_off)
+            self._beside = {name: Beside.of(on, off) for name, (on, off) in pairs.items() if on}
+        return self._beside
 
     def figures(self) -> dict[str, Paired]:
         found = {
@@ -240,7 +251,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default=0.0,
         metavar="RATE",
         help="also pair open-loop slices of the bot with and without its campaign page read at "
-        "RATE views a second (and 5 live boards) by another process",
+        "RATE views a second by another process (5 live boards open), then with and without "
+        "the 5 live boards",
     )
     parser.add_argument(
         "--cores",
@@ -603,8 +615,9 @@ VIEWS_LIVE = 5  # live boards kept open by the page's readers
 async def measure_views(plan: Plan, slices: Slices) -> None:
     """Issue 18: a page view must not move the commands' p99. The small bot serves its
     campaign page (as WEB_PORT does, on its event loop), read by another process at
-    `plan.views` a second; open-loop slices at the open rate, the same arrivals with the
-    readers running and paused (SIGSTOP), in turn."""
+    `plan.views` a second while a third keeps live boards open; open-loop slices at the open
+    rate, the same arrivals with the page views running and paused (SIGSTOP), in turn; then
+    the same with the live boards open and closed, the page views paused."""
     from bench import web_views
 
     found, load, small = slices.found, slices.bot, slices.small
@@ -615,20 +628,32 @@ async def measure_views(plan: Plan, slices: Slices) -> None:
     )
     async with web_views.beside(load, rate=plan.views, live=VIEWS_LIVE) as reader:
 
-        async def one(read: bool, s: int, arrivals: list[float]) -> None:
-            (reader.resume if read else reader.pause)()
+        async def one(kind: str, on: bool, s: int, arrivals: list[float]) -> None:
+            if kind == "views":  # the live boards open on both sides
+                (reader.resume if on else reader.pause)()
+            else:  # no page views on either side
+                (reader.open_boards if on else reader.close_boards)()
             await small.restored()
             payloads = load.payloads(load.plan(count, s))
-            label = f"bot {found.name} open {found.open_rate:.0f}/s" + (" + views" if read else "")
+            label = f"bot {found.name} open {found.open_rate:.0f}/s" + (f" + {kind}" if on else "")
             figures = await load.run_open(payloads, arrivals, label)
             small.dirty.update(i for i, _, _ in mix(small.world, count, s))
-            (found.views_on if read else found.views_off).append(show(figures))
+            into = {"views": (found.views_on, found.views_off)}
+            into["live"] = (found.live_on, found.live_off)
+            into[kind][0 if on else 1].append(show(figures))
 
-        for r in range(plan.views_rounds):
-            s = slices.seeds()
-            arrivals = poisson_arrivals(found.open_rate, count, s)
-            await in_turn([functools.partial(one, read, s, arrivals) for read in (True, False)], r)
+        for kind in ("views", "live"):
+            if kind == "live":
+                reader.pause()
+                print(f"{found.name}: live boards, {VIEWS_LIVE} open or none, no page views")
+            for r in range(plan.views_rounds):
+                s = slices.seeds()
+                arrivals = poisson_arrivals(found.open_rate, count, s)
+                await in_turn(
+                    [functools.partial(one, kind, on, s, arrivals) for on in (True, False)], r
+                )
         reader.resume()
+        reader.open_boards()
 
 
 # --- the metrics' own cost ---------------------------------------------------------------------
@@ -854,12 +879,12 @@ def report(backends: list[Backend]) -> list[str]:
         boards = found.boards()
         if boards is not None:
             lines.append(f"  {'boards':<15} {boards.describe()}")
-        views, pooled, chance = found.views(), found.views_pooled(), found.views_interval()
-        if views is not None and pooled is not None and chance is not None:
+        for name, beside in found.beside().items():
+            low, high = beside.chance
             lines.append(
-                f"  {'views_p99':<15} pooled {pooled:.3f} (90 % of redraws "
-                f"{chance[0]:.3f}–{chance[1]:.3f})  per pair {views.describe()}  "
-                f"(open loop, read ÷ not)  → {round_up(pooled)}"
+                f"  {name:<15} pooled {beside.pooled:.3f} (90 % of redraws {low:.3f}–{high:.3f})"
+                f"  per pair {beside.pairs.describe()}  (open loop, {_BESIDE[name]})"
+                f"  → {round_up(beside.pooled)}"
             )
         if found.hops_us:
             hops = sorted(found.hops_us)
@@ -868,6 +893,9 @@ def report(backends: list[Backend]) -> list[str]:
                 f"all {hops[0]:.0f}–{hops[-1]:.0f} µs  (the machine's, before each C = 50 round)"
             )
     return lines
+
+
+_BESIDE = {"views_p99": "read ÷ not", "live_p99": "live boards open ÷ none"}
 
 
 def summary(backends: list[Backend]) -> str:
@@ -887,9 +915,10 @@ def summary(backends: list[Backend]) -> str:
     boards = [b.median for b in (f.boards() for f in backends) if b is not None]
     if boards:
         parts.append(f"boards={round_down(min(boards))}")
-    views = [v for v in (f.views_pooled() for f in backends) if v is not None]
-    if views:
-        parts.append(f"views_p99={round_up(max(views))}")
+    for name in _BESIDE:
+        pooled = [f.beside()[name].pooled for f in backends if name in f.beside()]
+        if pooled:
+            parts.append(f"{name}={round_up(max(pooled))}")
     return "bot/baseline " + " ".join(parts)
 
 

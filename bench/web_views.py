@@ -44,6 +44,7 @@ if str(ROOT) not in sys.path:  # `python bench/web_views.py` puts bench/, not th
     sys.path.insert(0, str(ROOT))
 
 SECRET = "the benchmark's own secret, long enough to be one"
+OPEN_BOARDS, CLOSE_BOARDS = signal.SIGUSR1, signal.SIGUSR2  # a reader's live boards, on and off
 _HREF = re.compile(r'href="([^"]+)"')
 
 
@@ -72,16 +73,30 @@ class Views:
         limits = aiohttp.TCPConnector(limit=64)
         async with aiohttp.ClientSession(cookie_jar=jar, connector=limits) as session:
             await self._discover(session)
-            tasks = [asyncio.create_task(self._watch(session, stop)) for _ in range(self.live)]
+            tasks: set[asyncio.Task[None]] = set()
+
+            def open_boards() -> None:
+                while len(tasks) < self.live:
+                    tasks.add(asyncio.create_task(self._watch(session, stop)))
+
+            def close_boards() -> None:  # the browsers' tabs closed: their connections end
+                for task in tasks:
+                    task.cancel()
+                tasks.clear()
+
+            loop = asyncio.get_running_loop()
+            loop.add_signal_handler(OPEN_BOARDS, open_boards)
+            loop.add_signal_handler(CLOSE_BOARDS, close_boards)
+            open_boards()
             print("ready", flush=True)  # beside() starts the measured runs from here
             started = time.perf_counter()
             try:
                 await self._view(session, seconds, stop)
             finally:
                 stop.set()
-                for task in tasks:
-                    task.cancel()
-                await asyncio.gather(*tasks, return_exceptions=True)
+                running = list(tasks)
+                close_boards()
+                await asyncio.gather(*running, return_exceptions=True)
             elapsed = time.perf_counter() - started
         return {
             "seconds": round(elapsed, 1),
@@ -180,25 +195,36 @@ async def views(link: str, rate: float, live: int, seconds: float) -> dict[str, 
 
 
 class Reader:
-    """The page views' process, paused (SIGSTOP) and resumed between slices: one reader for a
-    whole run, so that its start-up is in no slice."""
+    """The readers' two processes, each started once for a whole run so that no start-up is
+    in a slice: the page views, paused (SIGSTOP) and resumed between slices, and the live
+    boards, closed and opened again (their connections ended, then made anew)."""
 
-    def __init__(self, process: asyncio.subprocess.Process) -> None:
-        self._process = process
+    def __init__(
+        self, pages: asyncio.subprocess.Process, boards: asyncio.subprocess.Process
+    ) -> None:
+        self._pages = pages
+        self._boards = boards
 
     def pause(self) -> None:
-        self._process.send_signal(signal.SIGSTOP)
+        self._pages.send_signal(signal.SIGSTOP)
 
     def resume(self) -> None:
-        self._process.send_signal(signal.SIGCONT)
+        self._pages.send_signal(signal.SIGCONT)
+
+    def close_boards(self) -> None:
+        self._boards.send_signal(CLOSE_BOARDS)
+
+    def open_boards(self) -> None:
+        self._boards.send_signal(OPEN_BOARDS)
 
 
 @contextlib.asynccontextmanager
 async def beside(load: Any, *, rate: float, live: int, guild: int = 0) -> AsyncIterator[Reader]:
     """The page served by the benchmark's bot (`load`: a bench.load.BotLoad, started), on its
     event loop as WEB_PORT serves it, with a status board in one guild's channel and a link
-    for that guild's GM; and the page views of `views` against it from a process of their own
-    while the block runs. Prints the views' figures at the end."""
+    for that guild's GM; and the page views of `views` against it while the block runs, from
+    two processes of their own: one views pages at `rate` a second, one keeps `live` live
+    boards open. Prints each one's figures at the end."""
     from bot.web.app import WebServer
     from bot.web.links import Link, Links
 
@@ -214,30 +240,30 @@ async def beside(load: Any, *, rate: float, live: int, guild: int = 0) -> AsyncI
     async with bot.db.transaction(guild_id) as uow:
         await uow.set_board(channel_id, 1)
     link = Link(guild_id, world.gm_id(guild), 0, True, None, f"Table {guild}", f"GM{guild}")
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        str(Path(__file__).resolve()),
-        "--link",
-        links.url(link),
-        "--rate",
-        str(rate),
-        "--live",
-        str(live),
-        "--seconds",
-        "86400",
-        stdout=asyncio.subprocess.PIPE,
-    )
+
+    async def reader(rate: float, live: int) -> asyncio.subprocess.Process:
+        return await asyncio.create_subprocess_exec(
+            sys.executable,
+            str(Path(__file__).resolve()),
+            *("--link", links.url(link), "--rate", str(rate), "--live", str(live)),
+            *("--seconds", "86400"),
+            stdout=asyncio.subprocess.PIPE,
+        )
+
+    processes = {"page views": await reader(rate, 0), "live boards": await reader(0, live)}
     try:
-        assert process.stdout is not None
-        ready = await asyncio.wait_for(process.stdout.readline(), 60)
-        if ready.strip() != b"ready":
-            raise RuntimeError(f"the page views did not start: {ready!r}")
-        yield Reader(process)
+        for name, process in processes.items():
+            assert process.stdout is not None
+            ready = await asyncio.wait_for(process.stdout.readline(), 60)
+            if ready.strip() != b"ready":
+                raise RuntimeError(f"the {name} did not start: {ready!r}")
+        yield Reader(processes["page views"], processes["live boards"])
     finally:
-        process.send_signal(signal.SIGCONT)  # a paused reader hears SIGTERM only once resumed
-        process.send_signal(signal.SIGTERM)
-        out, _ = await process.communicate()
-        print(f"  page views: {out.decode().strip()}", flush=True)
+        for name, process in processes.items():
+            process.send_signal(signal.SIGCONT)  # a paused reader hears SIGTERM once resumed
+            process.send_signal(signal.SIGTERM)
+            out, _ = await process.communicate()
+            print(f"  {name}: {out.decode().strip()}", flush=True)
         await server.close()
         async with bot.db.transaction(guild_id) as uow:
             await uow.end_board(channel_id)

@@ -245,6 +245,27 @@ def test_page_views_pair_the_open_loop_p99_with_and_without_and_join_the_summary
     assert "views_p99" not in summary([_backend("sqlite", 700)])
 
 
+def test_live_boards_pair_apart_from_the_page_views_and_join_the_summary() -> None:
+    found = _backend("sqlite", 700)
+    for read in (30, 45, 20):
+        found.views_on.append(_slices(300, read))
+        found.views_off.append(_slices(300, read))
+    for live, none in ((24, 20), (36, 30), (20, 20)):
+        found.live_on.append(_slices(300, live))
+        found.live_off.append(_slices(300, none))
+    # Pooled: the open boards' slices' 4th-slowest of 300 is 24 ms (36, 36, 24, 24, 20, 20 at
+    # the top), the closed ones' 20 ms (30, 30, 20, …).
+    assert summary([found]).endswith(" views_p99=1.00 live_p99=1.20")
+    line = next(line for line in report([found]) if line.split()[:1] == ["live_p99"])
+    assert line.split()[:3] == ["live_p99", "pooled", "1.200"]
+    assert "(open loop, live boards open ÷ none)" in line and line.endswith("→ 1.20")
+    # Page views without live-board pairs: the summary names only what was measured.
+    views_only = _backend("sqlite", 700)
+    views_only.views_on.extend(found.views_on)
+    views_only.views_off.extend(found.views_off)
+    assert summary([views_only]).endswith(" views_p99=1.00")
+
+
 def test_pooled_p99_takes_every_slice_s_latencies_together() -> None:
     ms = [i / 1000 for i in range(1, 101)]  # 1 … 100 ms
     read = [Figures("x", 1.0, ms[:50]), Figures("x", 1.0, ms[50:])]
