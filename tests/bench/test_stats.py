@@ -229,11 +229,16 @@ def test_summary_says_skipped_for_a_database_not_measured() -> None:
     assert line.startswith("bot/baseline sqlite=0.70 postgresql=skipped limit=")
 
 
+def _pairs(on: list[Figures], off: list[Figures], p99s: list[tuple[float, float]]) -> None:
+    """Open-loop pairs of 100 commands with and without, each side with its p99 (ms)."""
+    for with_it, without in p99s:
+        on.append(_slices(300, with_it))
+        off.append(_slices(300, without))
+
+
 def test_page_views_pair_the_open_loop_p99_with_and_without_and_join_the_summary() -> None:
     found = _backend("sqlite", 700)
-    for read, unread in ((30, 20), (45, 30), (20, 20)):
-        found.views_on.append(_slices(300, read))
-        found.views_off.append(_slices(300, unread))
+    _pairs(found.views_on, found.views_off, [(30, 20), (45, 30), (20, 20)])
     # Pooled: the read slices' 4th-slowest of 300 is 30 ms (45, 45, 30, 30, 20, 20 at the
     # top), the unread ones' 20 ms (30, 30, 20, …); per pair 1.5, 1.5 and 1.0.
     assert summary([found]).endswith(" views_p99=1.50")
@@ -247,12 +252,8 @@ def test_page_views_pair_the_open_loop_p99_with_and_without_and_join_the_summary
 
 def test_live_boards_pair_apart_from_the_page_views_and_join_the_summary() -> None:
     found = _backend("sqlite", 700)
-    for read in (30, 45, 20):
-        found.views_on.append(_slices(300, read))
-        found.views_off.append(_slices(300, read))
-    for live, none in ((24, 20), (36, 30), (20, 20)):
-        found.live_on.append(_slices(300, live))
-        found.live_off.append(_slices(300, none))
+    _pairs(found.views_on, found.views_off, [(30, 30), (45, 45), (20, 20)])
+    _pairs(found.live_on, found.live_off, [(24, 20), (36, 30), (20, 20)])
     # Pooled: the open boards' slices' 4th-slowest of 300 is 24 ms (36, 36, 24, 24, 20, 20 at
     # the top), the closed ones' 20 ms (30, 30, 20, …).
     assert summary([found]).endswith(" views_p99=1.00 live_p99=1.20")
