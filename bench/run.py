@@ -638,9 +638,12 @@ async def measure_views(plan: Plan, slices: Slices) -> None:
             label = f"bot {found.name} open {found.open_rate:.0f}/s" + (f" + {kind}" if on else "")
             figures = await load.run_open(payloads, arrivals, label)
             small.dirty.update(i for i, _, _ in mix(small.world, count, s))
-            into = {"views": (found.views_on, found.views_off)}
-            into["live"] = (found.live_on, found.live_off)
-            into[kind][0 if on else 1].append(show(figures))
+            on_side, off_side = (
+                (found.views_on, found.views_off)
+                if kind == "views"
+                else (found.live_on, found.live_off)
+            )
+            (on_side if on else off_side).append(show(figures))
 
         for kind in ("views", "live"):
             if kind == "live":
