@@ -16,9 +16,10 @@ from sqlalchemy.pool import Pool
 from bot.db.busy import Busy, deadline, remaining
 from bot.db.codec import Clock, utc_now
 from bot.db.engine import DEADLINE, READ_ONLY, create_engine, database_url
-from bot.db.hotpath import Command, Decide, PostgresHotPath, SQLiteHotPath
+from bot.db.hotpath import Command, Decide, SQLiteHotPath
 from bot.db.looks import Looks
 from bot.db.migrate import upgrade_engine
+from bot.db.postgres_path import PostgresHotPath
 from bot.db.records import Actor, Board
 from bot.db.tables import boards, events
 from bot.db.turns import paced

@@ -18,22 +18,17 @@ and timestamps as the unit of work.
   (/character show) run on another connection of the event loop's (WAL readers never wait
   for the writer), on a reader thread only when one would wait; one more connection, on a
   thread, checkpoints the WAL so that no writer stalls on it.
-- PostgreSQL: an asyncpg pool of its own, optimistic first: the load (no transaction), the
-  rule, then one statement that saves at the loaded version and logs the event (two round
-  trips). When another command saved the character in between, the command runs again in a
-  transaction that locks the row (SELECT … FOR UPDATE), so a hot character queues instead of
-  retrying.
+- PostgreSQL: postgres_path.py, with the statements and the command of this module.
 
 The rule itself (`decide`) is pure (rules/ touches no I/O), so it may run on SQLite's writer
-thread, and again after a lost race. Every wait is bounded (busy.py): past it, Busy, nothing
-written.
+thread, and again after a lost race (PostgreSQL). Every wait is bounded (busy.py): past it,
+Busy, nothing written.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import inspect
 import queue
 import sqlite3
 import threading
@@ -43,9 +38,8 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from sqlalchemy.engine import Dialect
-from sqlalchemy.ext.asyncio import AsyncEngine
 
-from bot.db.busy import LOCK_BUDGET_S, Busy, deadline, remaining
+from bot.db.busy import Busy, deadline, remaining
 from bot.db.codec import Clock, load_sheet
 from bot.db.compiled import Compiled
 from bot.db.engine import SQLITE_PRAGMAS
@@ -64,10 +58,8 @@ from bot.db.writes import (
     event_values,
     keys_change,
     load_actor,
-    save_and_log,
     save_params,
 )
-from rules.errors import RuleError
 from rules.outcome import Outcome
 
 T = TypeVar("T")
@@ -85,7 +77,6 @@ class Statements:
     settings: Compiled
     saves: dict[bool, Compiled]  # by _keys_change
     log: Compiled
-    saves_and_logs: dict[bool, Compiled]
 
     @classmethod
     def of(cls, dialect: Dialect) -> Statements:
@@ -102,9 +93,6 @@ class Statements:
                 False: Compiled.of(SAVE_SHEET, dialect),
             },
             log=Compiled.of(LOG_EVENT, dialect, list(EVENT_COLUMNS)),
-            saves_and_logs={
-                keys: Compiled.of(save_and_log(keys=keys), dialect) for keys in (True, False)
-            },
         )
 
     def load(
@@ -116,7 +104,7 @@ class Statements:
         return statement.sql, statement.params(actor_params(guild_id, target, user_id))
 
 
-def _actor(guild_id: int, record: Any) -> tuple[Actor, int]:
+def actor_of(guild_id: int, record: Any) -> tuple[Actor, int]:
     """The actor of a loaded record, with the row's version (for the save)."""
     row_id, sheet, version, settings, combat_id, channel_id, round_number = record
     row = CharacterRow(id=row_id, guild_id=guild_id, sheet=load_sheet(sheet))
@@ -674,7 +662,7 @@ class SQLiteHotPath:
         sql, params = self._sql.load(guild_id, target, user_id)
         record = conn.execute(sql, params).fetchone()
         if record is not None:
-            return _actor(guild_id, record)
+            return actor_of(guild_id, record)
         settings = conn.execute(
             self._sql.settings.sql, self._sql.settings.params({"guild_id": guild_id})
         ).fetchone()
@@ -714,160 +702,3 @@ class SQLiteHotPath:
         if self._loop_lock is not None:
             self._loop_lock.close()
             self._loop_lock = None
-
-
-# --- PostgreSQL --------------------------------------------------------------------------------
-
-# Enough connections to cover the event loop's delay between a command's round trips, and no
-# more: each command past this gate is a server process woken on the same cores as the bot.
-# Measured at C = 50 (one bot, slices alternating, bench/README.md): 8–12 against 20 gave
-# 0–11 % more commands a second and a p99 a tenth lower; 5 starved it. Fewer connections,
-# too, for several shards under PostgreSQL's default max_connections (100).
-POOL_SIZE = 10
-# Server-side bounds of every wait (busy.py): a statement waiting for a row lock gives up.
-SERVER_SETTINGS = {"lock_timeout": f"{int(LOCK_BUDGET_S * 1000)}ms"}
-
-
-class _Connections:
-    """This path's own connections, at most `size`, each used by one command at a time.
-
-    Simpler than asyncpg's pool, which a command would pay for twice over (its queue, its
-    reset): first come, first served (a newcomer never takes a connection released to a waiter,
-    which under load starved some commands: the p99), and a connection is reused as it was
-    left, since every command here ends its own transaction. One that failed in any other way
-    than a refusal is closed, never reused.
-    """
-
-    def __init__(self, params: dict[str, Any], size: int) -> None:
-        self._params = params
-        self._idle: list[Any] = []
-        self._turns = asyncio.Semaphore(size)
-
-    def connection(self, until: float) -> _Lease:
-        """A connection, after a bounded wait for a turn."""
-        return _Lease(self, until)
-
-    async def take(self, until: float) -> Any:
-        import asyncpg
-
-        if self._turns.locked():
-            try:
-                async with asyncio.timeout(remaining(until)):
-                    await self._turns.acquire()
-            except TimeoutError:
-                raise Busy() from None
-        else:
-            await self._turns.acquire()
-        try:
-            return self._idle.pop() if self._idle else await asyncpg.connect(**self._params)
-        except BaseException:
-            self._turns.release()
-            raise
-
-    def give_back(self, conn: Any, failed: bool) -> None:
-        if failed:
-            conn.terminate()
-        elif not conn.is_closed():
-            self._idle.append(conn)
-        self._turns.release()
-
-    async def close(self) -> None:
-        idle, self._idle = self._idle, []
-        for conn in idle:
-            with contextlib.suppress(Exception):
-                await conn.close(timeout=2)
-
-
-class _Lease:
-    """One command's use of a connection (a class, not a generator: it runs on every command).
-    A refusal leaves the connection as clean as before; any other failure closes it."""
-
-    __slots__ = ("_conn", "_connections", "_until")
-
-    def __init__(self, connections: _Connections, until: float) -> None:
-        self._connections, self._until, self._conn = connections, until, None
-
-    async def __aenter__(self) -> Any:
-        self._conn = await self._connections.take(self._until)
-        return self._conn
-
-    async def __aexit__(self, kind: type[BaseException] | None, *_: object) -> None:
-        failed = kind is not None and not issubclass(kind, RuleError)
-        self._connections.give_back(self._conn, failed)
-
-
-class PostgresHotPath:
-    def __init__(self, connections: _Connections, dialect: Dialect, clock: Clock) -> None:
-        self._connections = connections
-        self._sql = Statements.of(dialect)
-        self._clock = clock
-
-    @classmethod
-    async def open(
-        cls, engine: AsyncEngine, connect_args: dict[str, Any], clock: Clock
-    ) -> PostgresHotPath:
-        """Connections of its own, reaching the server as the engine does; it connects on first
-        use, not here."""
-        import asyncpg
-
-        _, params = engine.dialect.create_connect_args(engine.url)
-        accepted = inspect.signature(asyncpg.connect).parameters
-        params = {k: v for k, v in {**params, **connect_args}.items() if k in accepted}
-        params["server_settings"] = {**SERVER_SETTINGS, **params.get("server_settings", {})}
-        return cls(_Connections(params, POOL_SIZE), engine.dialect, clock)
-
-    def _connection(self, until: float) -> _Lease:
-        return self._connections.connection(until)
-
-    async def act(self, command: Command) -> Outcome:
-        import asyncpg
-
-        try:
-            async with self._connection(deadline()) as conn:
-                outcome = await self._attempt(conn, command, lock=False)
-                if outcome is None:  # another command saved it since the load: queue on the lock
-                    async with conn.transaction():
-                        outcome = await self._attempt(conn, command, lock=True)
-                    if outcome is None:
-                        raise stale()
-                return outcome
-        except asyncpg.LockNotAvailableError:  # lock_timeout: the row stayed locked
-            raise Busy() from None
-
-    async def _attempt(self, conn: Any, command: Command, *, lock: bool) -> Outcome | None:
-        """Load, decide, save at the loaded version and log: the outcome, or None when the
-        version moved on (nothing written)."""
-        import asyncpg
-
-        sql, params = self._sql.load(command.guild_id, command.target, command.user_id, lock=lock)
-        record = await conn.fetchrow(sql, *params)
-        if record is None:
-            settings = await conn.fetchval(
-                self._sql.settings.sql, *self._sql.settings.params({"guild_id": command.guild_id})
-            )
-            command.decide(Actor(settings_from_text(settings), None, None))  # refuses
-            raise RuntimeError(f"{command.command}: decided without a character")
-        actor, version = _actor(command.guild_id, record)
-        outcome, row = command.decided(actor)
-        keys = _keys_change(row, outcome)
-        values = command.writes(row, version, outcome, self._clock, keys=keys)
-        statement = self._sql.saves_and_logs[keys]
-        try:
-            status = await conn.execute(statement.sql, *statement.params(values, {}))
-        except asyncpg.UniqueViolationError:
-            raise name_taken(outcome.after.name) from None
-        return outcome if status == "INSERT 0 1" else None
-
-    async def read(self, guild_id: int, target: Target, user_id: int) -> Actor:
-        sql, params = self._sql.load(guild_id, target, user_id)
-        async with self._connection(deadline()) as conn:
-            record = await conn.fetchrow(sql, *params)
-            if record is None:
-                settings = await conn.fetchval(
-                    self._sql.settings.sql, *self._sql.settings.params({"guild_id": guild_id})
-                )
-                return Actor(settings_from_text(settings), None, None)
-        return _actor(guild_id, record)[0]
-
-    async def close(self) -> None:
-        await self._connections.close()
