@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import itertools
 import time
 from collections.abc import AsyncIterator, Callable
@@ -243,3 +244,34 @@ async def test_a_command_whose_asker_left_while_it_waited_is_never_run(
     await _act(db, "Ana", _damage(1))  # the queue moved on past it
     assert (await sheet_of(db, bo.id)).vit == 10  # type: ignore[union-attr]
     assert len(await log_of(db, bo.id)) == 1
+
+
+def _asks() -> int:
+    return sum(1 for o in gc.get_objects() if isinstance(o, postgres_path._Ask))
+
+
+async def test_a_groups_refusals_are_freed_without_the_collector(
+    pg: tuple[Target, Database],
+) -> None:
+    """A refusal's traceback holds its group's frames; an ask lets go of its future when it
+    answers, so that nothing of the group is left in a cycle for the collector."""
+    _, db = pg
+    await create(db, "Ana")
+    await _act(db, "Ana", _damage(1))  # the connection made, and warmed
+    gc.collect()
+    gc.disable()
+    try:
+        before = _asks()
+        for _ in range(3):
+            done = await asyncio.gather(
+                _act(db, "Nobody", _damage(1)),
+                _act(db, "Ana", _refuse),
+                _act(db, "Ana", _damage(1)),
+                return_exceptions=True,
+            )
+            assert [type(d) for d in done] == [RuleError, RuleError, Outcome]
+        del done
+        await asyncio.sleep(0.05)  # the runner's task and the askers' tasks ended
+        assert _asks() == before, "a group's asks outlived it: a cycle"
+    finally:
+        gc.enable()
