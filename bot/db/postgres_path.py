@@ -10,8 +10,9 @@ The commands and looks that ask while every connection is busy wait in one queue
 first served; a connection that comes free takes up to _GROUP of them at once and sends their
 loads as one pipelined batch (asyncpg's `fetchmany`: one round trip), then their saves as
 another. Each save stays its own statement with its own version check, so a group changes
-nothing a command alone would not; the batch is one implicit transaction, so a save that fails
-(a name taken, a lock given up) undoes the batch and each of its commands runs again alone.
+nothing a command alone would not; the batch is one implicit transaction, so a save the server
+refuses (a name taken, say) undoes the batch and each of its commands runs again alone, and a
+batch that waited past the budget for a row lock is Busy, every command of it (busy.py).
 Round trips were most of what a command cost the bot's process here, and every one woke a
 server process on the same two cores (bench/README.md, "PostgreSQL, in groups"). One at a time
 a group is one command: two round trips, as before.
@@ -115,6 +116,16 @@ class _Decided:
     keys: bool  # whether the save changes the indexed name key or owner (which statement)
     values: dict[str, Any]
     outcome: Outcome
+
+
+async def _rows(conn: Any, sql: str, args: list[tuple[Any, ...]]) -> list[Any]:
+    """The rows of `sql` run once for each of `args`, in one round trip: a pipelined batch,
+    one implicit transaction (asyncpg's `fetchmany`), or for one alone the plainer call, which
+    costs the process less (a group of one is most groups at a quiet moment)."""
+    if len(args) == 1:
+        record = await conn.fetchrow(sql, *args[0])
+        return [] if record is None else [record]
+    return list(await conn.fetchmany(sql, args))
 
 
 class _Connections:
@@ -294,7 +305,7 @@ class PostgresHotPath:
                 self._grouped.loads[type(ask.target)].params(params)
             )
         for kind, args in by_kind.items():
-            for record in await conn.fetchmany(self._grouped.loads[kind].sql, args):
+            for record in await _rows(conn, self._grouped.loads[kind].sql, args):
                 if records[record[-1]] is None:
                     records[record[-1]] = record
         return records
@@ -340,7 +351,7 @@ class PostgresHotPath:
             statement = self._grouped.saves_and_logs[keys]
             args = [statement.params(d.values, {}) for d in batch]
             try:
-                saved = {record[0] for record in await conn.fetchmany(statement.sql, args)}
+                saved = {record[0] for record in await _rows(conn, statement.sql, args)}
             except asyncpg.LockNotAvailableError:  # a row stayed locked: the batch waited
                 for d in batch:  # its commands' whole budget (busy.py); nothing was written
                     d.ask.answer(None, Busy())
