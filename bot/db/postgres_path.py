@@ -44,8 +44,10 @@ from rules.errors import RuleError
 from rules.outcome import Outcome
 
 # Enough connections to cover the event loop's delay between a group's round trips, and no
-# more: each is a server process woken on the same cores as the bot. Fewer connections, too,
-# for several shards under PostgreSQL's default max_connections (100).
+# more: each is a server process woken on the same cores as the bot (each command alone, 10
+# against 20 gave more commands a second and a lower p99; in groups, 2 to 10 gave the same
+# open-loop tail: bench/README.md). Fewer, too, for several shards under PostgreSQL's default
+# max_connections (100).
 POOL_SIZE = 10
 # Commands and looks a group takes at most: a group's round trips wait for its slowest
 # statement, and its row locks are held until its last.
