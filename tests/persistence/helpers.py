@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 from dataclasses import dataclass, field
 from typing import Any
@@ -132,3 +133,17 @@ def count_begins(monkeypatch: Any) -> list[bool]:
 
     monkeypatch.setattr(hotpath, "_begin", counted)
     return begins
+
+
+async def check_one_of_three_undone(
+    db: Database, rows: list[CharacterRow], done: list[Any], refused: type[BaseException]
+) -> None:
+    """Three damages of 1 where the second's event was refused: the first and third applied
+    once each, the second not at all, and each log chains."""
+    assert isinstance(done[0], Outcome) and isinstance(done[2], Outcome)
+    assert isinstance(done[1], refused) and "no event for boom" in str(done[1])
+    vits = [(await sheet_of(db, row.id)).vit for row in rows]  # type: ignore[union-attr]
+    assert vits == [9, 10, 9]
+    logs = [await log_of(db, row.id) for row in rows]
+    assert [len(log) for log in logs] == [2, 1, 2]
+    assert all(b.after == a.before for log in logs for b, a in itertools.pairwise(log))
