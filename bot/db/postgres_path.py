@@ -214,9 +214,7 @@ class PostgresHotPath:
         while self._waiting and len(self._runners) < POOL_SIZE:
             group = self._claim()
             if group:
-                task = asyncio.get_running_loop().create_task(self._run(group))
-                self._runners.add(task)
-                task.add_done_callback(self._runners.discard)
+                self._runners.add(asyncio.get_running_loop().create_task(self._run(group)))
         self._watch()
 
     def _claim(self) -> list[_Ask]:
@@ -258,7 +256,7 @@ class PostgresHotPath:
         finally:
             if conn is not None:
                 self._connections.give_back(conn, failed)
-            self._runners.discard(asyncio.current_task())
+            self._runners.discard(asyncio.current_task())  # now: _start may run before it ends
             if self._waiting and not self._starting:  # left by a failed runner
                 self._starting = True
                 asyncio.get_running_loop().call_soon(self._start)
@@ -286,7 +284,7 @@ class PostgresHotPath:
                     after.append(ask)
                 else:
                     rows.add(actor.row.id)
-                    decided.append(self._decided(ask, ask.command, actor, version))
+                    decided.append(_Decided(ask, *self._decided(ask.command, actor, version)))
             except Exception as error:  # a refusal, or a bug in the rule: that command's
                 ask.answer(None, error)
         refused, lost = await self._save(conn, decided)
@@ -317,11 +315,13 @@ class PostgresHotPath:
         (one more round trip, for a name that is not there)."""
         if record is not None:
             return actor_of(ask.guild_id, record[:-1])  # without its slot
-        return Actor(settings_from_text(await self._settings(conn, ask.guild_id)), None, None), 0
+        return await self._nobody(conn, ask.guild_id), 0
 
-    async def _settings(self, conn: Any, guild_id: int) -> Any:
+    async def _nobody(self, conn: Any, guild_id: int) -> Actor:
+        """The actor without a character: the guild's settings only."""
         settings = self._sql.settings
-        return await conn.fetchval(settings.sql, *settings.params({"guild_id": guild_id}))
+        text = await conn.fetchval(settings.sql, *settings.params({"guild_id": guild_id}))
+        return Actor(settings_from_text(text), None, None)
 
     @staticmethod
     def _refuse(command: Command, actor: Actor) -> NoReturn:
@@ -329,11 +329,14 @@ class PostgresHotPath:
         command.decide(actor)
         raise RuntimeError(f"{command.command}: decided without a character")
 
-    def _decided(self, ask: _Ask, command: Command, actor: Actor, version: int) -> _Decided:
+    def _decided(
+        self, command: Command, actor: Actor, version: int
+    ) -> tuple[int, bool, dict[str, Any], Outcome]:
+        """The rule's outcome and what saving it takes: the row, which save (keys) and its
+        parameters."""
         outcome, row = command.decided(actor)
         keys = keys_change(row.sheet, outcome.after)
-        values = command.writes(row, version, outcome, self._clock, keys=keys)
-        return _Decided(ask, row.id, keys, values, outcome)
+        return row.id, keys, command.writes(row, version, outcome, self._clock, keys=keys), outcome
 
     async def _save(self, conn: Any, decided: list[_Decided]) -> tuple[list[_Ask], list[_Ask]]:
         """Save and log the decided commands, a batch for each statement, in the order of their
@@ -397,12 +400,8 @@ class PostgresHotPath:
         sql, params = self._sql.load(command.guild_id, command.target, command.user_id, lock=lock)
         record = await conn.fetchrow(sql, *params)
         if record is None:
-            settings = await self._settings(conn, command.guild_id)
-            self._refuse(command, Actor(settings_from_text(settings), None, None))
-        actor, version = actor_of(command.guild_id, record)
-        outcome, row = command.decided(actor)
-        keys = keys_change(row.sheet, outcome.after)
-        values = command.writes(row, version, outcome, self._clock, keys=keys)
+            self._refuse(command, await self._nobody(conn, command.guild_id))
+        _, keys, values, outcome = self._decided(command, *actor_of(command.guild_id, record))
         statement = self._grouped.saves_and_logs[keys]
         try:
             saved = await conn.fetchval(statement.sql, *statement.params(values, {}))
