@@ -165,7 +165,7 @@ class PostgresHotPath:
         self._clock = clock
         self._waiting: collections.deque[_Ask] = collections.deque()
         self._runners: set[asyncio.Task[None]] = set()
-        self._starting = False  # the queue's start is scheduled for the end of this turn
+        self._starting = False  # a start that claims the queue is scheduled for this turn's end
         self._expiry: asyncio.TimerHandle | None = None  # for the oldest waiting ask
 
     @classmethod
@@ -200,9 +200,13 @@ class PostgresHotPath:
         loop = asyncio.get_running_loop()
         future = loop.create_future()
         self._waiting.append(_Ask(guild_id, target, user_id, command, future, deadline()))
-        if not self._starting:  # the others of this turn of the loop join the same groups
+        if self._starting:  # a runner starts at the end of this turn: this ask joins it
+            return future
+        if len(self._runners) < POOL_SIZE:  # its first step claims what this turn asked
             self._starting = True
-            loop.call_soon(self._start)
+            self._runners.add(loop.create_task(self._run()))
+        else:  # a busy runner takes it when its group ends
+            self._watch()
         return future
 
     # --- the queue -----------------------------------------------------------------------------
@@ -238,8 +242,13 @@ class PostgresHotPath:
             self._waiting.popleft().answer(None, Busy())
         self._watch()
 
-    async def _run(self, group: list[_Ask]) -> None:
-        """Groups, one after another on one connection, until the queue is empty."""
+    async def _run(self, group: list[_Ask] | None = None) -> None:
+        """Groups, one after another on one connection, until the queue is empty. Started by
+        an ask (no `group`), it claims the asks of the turn that started it: one turn of the
+        loop sooner than a start scheduled for that turn's end would create it."""
+        if group is None:
+            group = self._claim()
+            self._start()  # runners for what is left (more than a group), the expiry timer
         failed = False
         conn = None
         try:
