@@ -123,7 +123,7 @@ class BotLoad:
     ) -> Job:
         latencies = by_command.setdefault(_command_of(payload), [])
 
-        async def run() -> None:
+        async def run() -> float | None:
             start = time.perf_counter()
             sent = self.driver.send(payload)  # what the gateway does with INTERACTION_CREATE
             in_flight[sent] = start
@@ -131,18 +131,19 @@ class BotLoad:
                 message = await sent.reply
             except TimeoutError:
                 outcome["errors"] += 1
-                return
+                return None
             finally:
                 del in_flight[sent]
             if message is None:  # it ended without an answer
                 outcome["errors"] += 1
-                return
-            latencies.append(time.perf_counter() - start)
+                return None
+            latencies.append((sent.answered_at or time.perf_counter()) - start)
             first = _first_text(message)
             if first == SOMETHING_WENT_WRONG:
                 outcome["errors"] += 1
             elif message.ephemeral and not first.startswith("### "):  # an untitled card
                 outcome["refused"] += 1
+            return sent.answered_at
 
         return run
 

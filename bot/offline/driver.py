@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -62,6 +63,9 @@ class SentInteraction:
         loop = asyncio.get_running_loop()
         self.token = token
         self.reply: asyncio.Future[Message | None] = loop.create_future()
+        # When the reply was complete (time.perf_counter()): the moment Discord would have it,
+        # before any task awaiting `reply` runs again.
+        self.answered_at: float | None = None
         # Filled in by the driver as the bot's requests arrive.
         self._requests: list[Request] = []
         self._messages: list[Message] = []
@@ -88,6 +92,7 @@ class SentInteraction:
 
     def _check_answered(self) -> None:
         if not self.reply.done() and self._messages and not self._messages[0].loading:
+            self.answered_at = time.perf_counter()
             self.reply.set_result(self._messages[0])
 
 

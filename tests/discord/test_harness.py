@@ -78,11 +78,26 @@ async def test_feed_waits_for_its_own_interaction_only(harness, monkeypatch):
     assert damaged.messages == [reply] and len(damaged.requests) == 1
 
 
+async def test_a_reply_is_timed_when_it_is_complete_not_when_its_awaiter_runs(harness):
+    # The benchmark's latency ends when the answer reaches the seam standing in for Discord:
+    # a task that was slow to run again after it must not lengthen it.
+    await harness.add_character("Roryn")
+    driver = harness.driver
+    sent = driver.send(driver.payload(harness.owner, "damage", character="Roryn", amount=3))
+    assert sent.answered_at is None
+    reply = await sent.reply
+    answered_at = sent.answered_at
+    assert answered_at is not None and not reply.loading
+    await asyncio.sleep(0.02)
+    assert sent.answered_at == answered_at  # the moment it was complete, kept
+
+
 async def test_an_interaction_without_a_message_replies_none(harness):
     await harness.add_character("Roryn")
     payload = harness.driver.payload(harness.owner, "damage", focused="character", character="R")
     sent = harness.driver.send(payload)
     assert await sent.reply is None
+    assert sent.answered_at is None
     assert [c["value"] for c in (await sent.result()).choices] == ["Roryn"]
 
 
