@@ -165,7 +165,7 @@ class PostgresHotPath:
         self._clock = clock
         self._waiting: collections.deque[_Ask] = collections.deque()
         self._runners: set[asyncio.Task[None]] = set()
-        self._starting = False  # a start that claims the queue is scheduled for this turn's end
+        self._starting = False  # a step is due that claims the queue (this turn's asks join it)
         self._expiry: asyncio.TimerHandle | None = None  # for the oldest waiting ask
 
     @classmethod
@@ -200,7 +200,7 @@ class PostgresHotPath:
         loop = asyncio.get_running_loop()
         future = loop.create_future()
         self._waiting.append(_Ask(guild_id, target, user_id, command, future, deadline()))
-        if self._starting:  # a runner starts at the end of this turn: this ask joins it
+        if self._starting:  # the step due claims this ask too
             return future
         if len(self._runners) < POOL_SIZE:  # its first step claims what this turn asked
             self._starting = True

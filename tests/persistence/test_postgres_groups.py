@@ -107,6 +107,26 @@ async def test_commands_and_looks_asked_together_share_a_batch_of_loads_and_one_
     assert [len(await log_of(db, row.id)) for row in rows] == [2, 1, 1, 2]
 
 
+async def test_a_look_sends_its_load_the_second_pass_of_the_event_loop_after_its_task_began(
+    pg: tuple[Target, Database], calls: list[str]
+) -> None:
+    """The first ask of a turn starts its runner itself, whose first step claims that turn's
+    asks and sends their loads: nothing waits for a start scheduled for the turn's end, which
+    would make the runner only then (a pass of the loop's queue more, each command)."""
+    _, db = pg
+    await create(db, "Ana")
+    await db.read_actor(GUILD, "Ana", OWNER)  # the connection made, and warmed
+    calls.clear()
+    look = asyncio.ensure_future(db.read_actor(GUILD, "ana", OWNER))
+    passes = 0
+    while not calls and passes < 10:
+        await asyncio.sleep(0)  # one pass of the loop's queue
+        passes += 1
+    assert (passes, calls) == (2, ["fetchrow"])  # the look's step asks, the runner's loads
+    found = await look
+    assert found.row is not None and found.row.sheet.name == "Ana"
+
+
 async def test_a_missing_character_in_a_group_is_refused_and_the_others_go_through(
     pg: tuple[Target, Database],
 ) -> None:
