@@ -14,7 +14,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from bench.stats import Figures, Job, closed_loop, open_loop
+from bench.stats import Figures, Job, closed_loop, ended, open_loop
 from bench.world import PLAYERS, World, mix
 from bot.app import create_bot
 from bot.failures import SOMETHING_WENT_WRONG
@@ -137,7 +137,7 @@ class BotLoad:
             if message is None:  # it ended without an answer
                 outcome["errors"] += 1
                 return None
-            latencies.append((sent.answered_at or time.perf_counter()) - start)
+            latencies.append(ended(sent.answered_at) - start)
             first = _first_text(message)
             if first == SOMETHING_WENT_WRONG:
                 outcome["errors"] += 1

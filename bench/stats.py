@@ -98,7 +98,8 @@ def percentile(ordered: Sequence[float], q: float) -> float:
 # --- loading a system ----------------------------------------------------------------------------
 
 
-def _ended(answered_at: float | None) -> float:
+def ended(answered_at: float | None) -> float:
+    """When a job's command ended: the moment it says it was answered, else now."""
     return time.perf_counter() if answered_at is None else answered_at
 
 
@@ -111,7 +112,7 @@ async def closed_loop(jobs: Sequence[Job], concurrency: int) -> tuple[float, lis
     async def worker() -> None:
         for job in queue:  # one shared iterator: each job runs exactly once
             start = time.perf_counter()
-            latencies.append(_ended(await job()) - start)
+            latencies.append(ended(await job()) - start)
 
     start = time.perf_counter()
     await asyncio.gather(*(worker() for _ in range(concurrency)))
@@ -142,7 +143,7 @@ async def open_loop(jobs: Sequence[Job], arrivals: Sequence[float]) -> tuple[flo
     tasks: set[asyncio.Task[None]] = set()
 
     async def timed(job: Job, due: float) -> None:
-        latencies.append(_ended(await job()) - due)
+        latencies.append(ended(await job()) - due)
 
     start = time.perf_counter()
     for job, at in zip(jobs, arrivals, strict=True):
