@@ -100,6 +100,7 @@ class Plan:
     cores: str = "awake"  # every core held awake while measuring, or let idle (bench/hop.py)
     views: float = 0.0  # campaign page views a second beside paired open-loop slices (0: none)
     views_rounds: int = 0  # …and how many pairs of them
+    views_on_loop: bool = False  # the page served on the bot's event loop, not its page process
 
 
 @dataclass(frozen=True)
@@ -255,6 +256,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "the 5 live boards",
     )
     parser.add_argument(
+        "--views-on-loop",
+        action="store_true",
+        help="with --views: the page served on the bot's own event loop (as beside a database "
+        "in memory) instead of by the page process WEB_PORT starts",
+    )
+    parser.add_argument(
         "--cores",
         choices=("awake", "idle"),
         default="awake",
@@ -295,6 +302,7 @@ def make_plan(args: argparse.Namespace) -> Plan:
         cores=args.cores,
         views=args.views,
         views_rounds=2 * (9 if quick else 15),  # a tail effect: twice the open loop's pairs
+        views_on_loop=args.views_on_loop,
         profile=args.profile,
     )
 
@@ -614,8 +622,9 @@ VIEWS_LIVE = 5  # live boards kept open by the page's readers
 
 async def measure_views(plan: Plan, slices: Slices) -> None:
     """Issue 18: a page view must not move the commands' p99. The small bot serves its
-    campaign page (as WEB_PORT does, on its event loop), read by another process at
-    `plan.views` a second while a third keeps live boards open; open-loop slices at the open
+    campaign page (as WEB_PORT does: by its page process; `--views-on-loop`: on its event
+    loop), read by another process at `plan.views` a second while a third keeps live boards
+    open; open-loop slices at the open
     rate, the same arrivals with the page views running and paused (SIGSTOP), in turn; then
     the same with the live boards open and closed, the page views paused."""
     from bench import web_views
@@ -626,7 +635,9 @@ async def measure_views(plan: Plan, slices: Slices) -> None:
         f"{found.name}: page views, {plan.views:g}/s beside open-loop slices at "
         f"{found.open_rate:.0f}/s, {plan.views_rounds} pairs"
     )
-    async with web_views.beside(load, rate=plan.views, live=VIEWS_LIVE) as reader:
+    async with web_views.beside(
+        load, rate=plan.views, live=VIEWS_LIVE, on_loop=plan.views_on_loop
+    ) as reader:
 
         async def one(kind: str, on: bool, s: int, arrivals: list[float]) -> None:
             if kind == "views":  # the live boards open on both sides

@@ -10,8 +10,8 @@ characters and their odds charts, its boards), then views them at `--rate` reque
 (an open loop: a slow page does not slow the next one down) while `--live` live boards stay
 open, and prints one JSON line: requests, statuses, latency p50/p99 (ms), live updates received.
 
-Beside the benchmark's bot, in the benchmark's process (the page on the bot's own event loop,
-as WEB_PORT serves it; the page views from a process of their own, as readers' browsers are):
+Beside the benchmark's bot, as WEB_PORT serves it (a page process the bot starts; the page
+views from processes of their own, as readers' browsers are):
 
     python bench/web_views.py bench [--rate 20] [--live 5] -- --quick --db sqlite
 
@@ -219,23 +219,47 @@ class Reader:
 
 
 @contextlib.asynccontextmanager
-async def beside(load: Any, *, rate: float, live: int, guild: int = 0) -> AsyncIterator[Reader]:
-    """The page served by the benchmark's bot (`load`: a bench.load.BotLoad, started), on its
-    event loop as WEB_PORT serves it, with a status board in one guild's channel and a link
-    for that guild's GM; and the page views of `views` against it while the block runs, from
-    two processes of their own: one views pages at `rate` a second, one keeps `live` live
-    boards open. Prints each one's figures at the end."""
+async def beside(
+    load: Any, *, rate: float, live: int, guild: int = 0, on_loop: bool = False
+) -> AsyncIterator[Reader]:
+    """The page served beside the benchmark's bot (`load`: a bench.load.BotLoad, started) as
+    WEB_PORT serves it — by a page process the bot starts (bot/web/process.py), or with
+    `on_loop` on the bot's own event loop (as a database in memory has it) — with a status
+    board in one guild's channel and a link for that guild's GM; and the page views of
+    `views` against it while the block runs, from two processes of their own: one views pages
+    at `rate` a second, one keeps `live` live boards open. Prints each one's figures at the
+    end."""
+    from bot.config import Settings
     from bot.web.app import WebServer
     from bot.web.links import Link, Links
+    from bot.web.process import PageProcess
+    from bot.web.serve import channel_name
 
     bot, world = load.bot, load.world
     guild_id = world.guild_id(guild)
     channel_id = guild_id + 1  # a channel of the guild's own; the bot's boards never edit it
     links = Links(SECRET, hours=24, base_url="http://127.0.0.1/")
-    server = WebServer(
-        lambda: bot.db, links, host="127.0.0.1", port=0, rate_limit=None, commands=bot.inflight
-    )
-    await server.start()
+    server: WebServer | PageProcess
+    if on_loop:
+        server = WebServer(
+            lambda: bot.db, links, host="127.0.0.1", port=0, rate_limit=None, commands=bot.inflight
+        )
+        await server.start()
+    else:
+        settings = Settings(
+            database_url=bot.database_url,
+            web_port=0,
+            web_host="127.0.0.1",
+            web_secret=SECRET,
+            web_base_url=None,
+            web_rate_limit=None,
+            log_level="WARNING",
+        )
+        server = PageProcess(
+            settings, links, database_ready=bot.database_ready, channel_name=channel_name(bot)
+        )
+        await server.start()
+        await asyncio.wait_for(server.ready.wait(), 60)
     links.base_url = f"http://127.0.0.1:{server.port}/"
     async with bot.db.transaction(guild_id) as uow:
         await uow.set_board(channel_id, 1)

@@ -84,6 +84,8 @@ class LastGaspBot(commands.Bot):
         if board_interval is not None:
             self.boards.interval = board_interval
         self._db: Database | None = None
+        # Set once the database is connected and its schema upgraded (a page process waits).
+        self.database_ready = asyncio.Event()
 
     @property
     def db(self) -> Database:
@@ -95,6 +97,7 @@ class LastGaspBot(commands.Bot):
         self._db = await Database.connect(self.database_url, clock=self.clock)
         # Shards starting together are safe: the upgrade holds a lock in PostgreSQL.
         await self._db.upgrade()
+        self.database_ready.set()
         for extension in EXTENSIONS:
             await self.load_extension(extension)
         self.metrics.know_commands(self.tree)

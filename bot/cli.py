@@ -50,10 +50,13 @@ def build_parser() -> argparse.ArgumentParser:
         "health",
         help="exit 0 if the database answers (and, with HEALTH_PORT, the running bot is ready)",
     )
-    commands.add_parser(
+    web = commands.add_parser(
         "web",
         help="serve the campaign page on its own (WEB_PORT, default 8081; needs WEB_SECRET)",
     )
+    # The bot's own, starting its page process (bot/web/process.py): not for people.
+    web.add_argument("--listen-fd", type=int, help=argparse.SUPPRESS)
+    web.add_argument("--names-fd", type=int, help=argparse.SUPPRESS)
     return parser
 
 
@@ -92,7 +95,7 @@ def _command(args: argparse.Namespace, settings: Settings) -> int:
         seed = args.seed if args.seed is not None else settings.seed
         return _console(settings, seed)
     if command == "web":
-        return loop.run(_failing_in_one_line(web(settings)))
+        return loop.run(_failing_in_one_line(web(settings, args.listen_fd, args.names_fd)))
     if not settings.discord_token:
         print(
             f"{NO_TOKEN}; starting the offline console on {settings.database_url} instead.",
@@ -171,7 +174,7 @@ async def _run(settings: Settings, signals: StopSignals) -> int:
             )
     page = None
     try:
-        page = await beside(bot, settings)  # the campaign page, on this event loop
+        page = await beside(bot, settings)  # the campaign page (bot/web/process.py)
         async with bot:
             if not signals.stop.is_set():  # stopped while starting: nothing to serve
                 await serve(bot, settings.discord_token or "", signals)
@@ -190,13 +193,14 @@ async def _run(settings: Settings, signals: StopSignals) -> int:
     return 0
 
 
-async def web(settings: Settings) -> int:
-    """The campaign page on its own, on the database of the settings, until a signal."""
+async def web(settings: Settings, listen_fd: int | None, names_fd: int | None) -> int:
+    """The campaign page on its own, on the database of the settings, until a signal (or,
+    started by the bot, until the bot is gone)."""
     from bot.lifecycle import StopSignals
     from bot.web.serve import alone
 
     with StopSignals() as signals:
-        return await alone(settings, signals)
+        return await alone(settings, signals, listen_fd=listen_fd, names_fd=names_fd)
 
 
 async def sync(settings: Settings, guild_id: int | None) -> int:

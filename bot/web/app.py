@@ -14,6 +14,7 @@ import functools
 import hashlib
 import logging
 import math
+import socket
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 from importlib import resources
@@ -33,10 +34,12 @@ from bot.web.live import LiveBoards
 from bot.web.pages import Pages
 from bot.web.site import (
     NOT_FOUND,
+    ChannelNames,
     Commands,
     PageError,
     Site,
     give_way,
+    no_channel_names,
     now_utc,
     request_turns,
 )
@@ -92,7 +95,7 @@ class WebServer:
         port: int,
         rate_limit: RateLimit | None,
         forwarded: bool = False,
-        channel_name: Callable[[int], str | None] = lambda _channel: None,
+        channel_names: ChannelNames = no_channel_names,
         clock: Callable[[], datetime] = now_utc,
         live: LiveBoards | None = None,
         commands: Commands | None = None,
@@ -108,7 +111,7 @@ class WebServer:
             live=self.live,
             templates=templates(),
             version=version.hexdigest()[:12],
-            channel_name=channel_name,
+            channel_names=channel_names,
             clock=clock,
             forwarded=forwarded,
             commands=commands,
@@ -133,10 +136,14 @@ class WebServer:
             handler_cancellation=True,
         )
 
-    async def start(self) -> int:
-        """Listen; returns the port (the one picked when port is 0)."""
+    async def start(self, listening: socket.socket | None = None) -> int:
+        """Listen on host:port, or on the socket given (the bot's WEB_PORT, handed to a page
+        process: bot/web/process.py); returns the port (the one picked when port is 0)."""
         await self._runner.setup()
-        await web.TCPSite(self._runner, self.host, self.port).start()
+        if listening is None:
+            await web.TCPSite(self._runner, self.host, self.port).start()
+        else:
+            await web.SockSite(self._runner, listening).start()
         self.port = self._runner.addresses[0][1]
         log.info("campaign page on http://%s:%s/", self.host or "0.0.0.0", self.port)
         return self.port

@@ -149,11 +149,12 @@ class Pages:
         pages = max(1, -(-found.total // service.CARDS_PER_PAGE))
         if page > pages:
             raise not_found()
+        labels = await site.channel_labels([b.channel_id for b in found.boards])
         boards = [
             {
                 "channel_id": b.channel_id,
-                "label": site.channel_label(b.channel_id) or f"Status board {number}",
-                "known": site.channel_label(b.channel_id) is not None,
+                "label": labels.get(b.channel_id) or f"Status board {number}",
+                "known": b.channel_id in labels,
             }
             for number, b in enumerate(found.boards, 1)
         ]
@@ -234,13 +235,14 @@ class Pages:
         async with site.reading() as db:
             found, gm = await service.board(db, link.caller, link.generation, channel_id)
         base = f"{site.root}servers/{link.guild_id}/boards/{channel_id}"
+        labels = await site.channel_labels([channel_id])
         return await site.render(
             "board.html",
             **site.context(
                 link,
                 gm,
                 board=view.board(found, link.user_id),
-                channel_label=site.channel_label(channel_id),
+                channel_label=labels.get(channel_id),
                 channel_id=channel_id,
                 live_url=f"{base}/live",
                 now=view.stamp(site.clock()),

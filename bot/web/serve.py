@@ -1,13 +1,16 @@
 """The campaign page from the settings: the links the bot makes (`/web`), the page beside the
-bot (WEB_PORT with `python -m bot run`), and the page on its own (`python -m bot web`, on the
-same database: its live boards learn the bot's changes by polling, bot/web/live.py)."""
+bot (WEB_PORT with `python -m bot run`: a page process the bot starts, bot/web/process.py),
+and the page on its own (`python -m bot web`, on the same database: its live boards learn the
+bot's changes by polling, bot/web/live.py)."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import socket
 import time
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Coroutine, Sequence
+from typing import TYPE_CHECKING, Any
 
 import discord
 
@@ -16,6 +19,8 @@ from bot.config import Settings
 from bot.db.database import Database
 from bot.web.app import WebServer
 from bot.web.links import Links
+from bot.web.process import AskedNames, PageProcess, shareable
+from bot.web.site import ChannelNames, no_channel_names
 
 if TYPE_CHECKING:
     from bot.app import LastGaspBot
@@ -53,7 +58,9 @@ def links(settings: Settings, port: int | None, clock: Callable[[], float]) -> L
     )
 
 
-def channel_names(bot: discord.Client) -> Callable[[int], str | None]:
+def channel_name(bot: discord.Client) -> Callable[[int], str | None]:
+    """A channel's name where the bot knows it (from Discord)."""
+
     def name(channel_id: int) -> str | None:
         channel = bot.get_channel(channel_id)
         found = getattr(channel, "name", None)
@@ -62,16 +69,39 @@ def channel_names(bot: discord.Client) -> Callable[[int], str | None]:
     return name
 
 
-async def beside(bot: LastGaspBot, settings: Settings) -> WebServer | None:
-    """With WEB_PORT, the page served on the bot's own event loop, reading the bot's database
-    (the live boards hear its writes at once); the bot's `/web` makes the links either way
-    when WEB_SECRET and WEB_BASE_URL (or WEB_PORT) are set."""
+def channel_names(bot: discord.Client) -> ChannelNames:
+    """The names of channels the bot knows, as the page asks them."""
+    name = channel_name(bot)
+
+    async def names(channel_ids: Sequence[int]) -> dict[int, str]:
+        return {c: found for c in channel_ids if (found := name(c)) is not None}
+
+    return names
+
+
+async def beside(bot: LastGaspBot, settings: Settings) -> WebServer | PageProcess | None:
+    """With WEB_PORT, the page beside the bot: in a page process it starts and watches
+    (bot/web/process.py), reading the bot's database; on the bot's own event loop where no
+    other process can open that database (SQLite in memory). The bot's `/web` makes the
+    links either way when WEB_SECRET and WEB_BASE_URL (or WEB_PORT) are set."""
     clock = lambda: bot.clock().timestamp()  # noqa: E731
     bot.web_links = links(settings, settings.web_port, clock)
     if settings.web_port is None:
         return None
     if bot.web_links is None:
         raise Failure(f"{NO_SECRET}, or unset WEB_PORT.", CONFIGURATION)
+    if shareable(settings.database_url):
+        page = PageProcess(
+            settings,
+            bot.web_links,
+            database_ready=bot.database_ready,
+            channel_name=channel_name(bot),
+        )
+        try:
+            await page.start()
+        except OSError as error:
+            raise _taken(settings.web_port, error) from None
+        return page
     server = WebServer(
         lambda: bot.db,
         bot.web_links,
@@ -79,7 +109,7 @@ async def beside(bot: LastGaspBot, settings: Settings) -> WebServer | None:
         port=settings.web_port,
         rate_limit=settings.web_rate_limit,
         forwarded=settings.web_forwarded,
-        channel_name=channel_names(bot),
+        channel_names=channel_names(bot),
         clock=bot.clock,
         commands=bot.inflight,
     )
@@ -87,26 +117,42 @@ async def beside(bot: LastGaspBot, settings: Settings) -> WebServer | None:
     return server
 
 
-async def _listen(server: WebServer, settings: Settings) -> None:
+def _taken(port: int, error: OSError) -> Failure:
+    return Failure(
+        f"cannot serve the campaign page on port {port} "
+        f"({error.strerror or error}): set WEB_PORT to a free port, or unset it.",
+        CONFIGURATION,
+    )
+
+
+async def _listen(
+    server: WebServer, settings: Settings, listening: socket.socket | None = None
+) -> None:
     try:
-        await server.start()
+        await server.start(listening)
     except OSError as error:  # most often: the port is taken
         await server.close()
-        raise Failure(
-            f"cannot serve the campaign page on port {server.port} "
-            f"({error.strerror or error}): set WEB_PORT to a free port, or unset it.",
-            CONFIGURATION,
-        ) from None
+        raise _taken(server.port, error) from None
     if not settings.web_base_url:  # port 0: the links name the port picked
         server.site.links.base_url = f"http://localhost:{server.port}/"
 
 
-async def alone(settings: Settings, signals: StopSignals) -> int:
-    """`python -m bot web`: the page on its own, until SIGTERM or SIGINT."""
+async def alone(
+    settings: Settings,
+    signals: StopSignals,
+    *,
+    listen_fd: int | None = None,
+    names_fd: int | None = None,
+) -> int:
+    """`python -m bot web`: the page on its own, until SIGTERM or SIGINT. Started by the bot
+    (bot/web/process.py): on the bot's WEB_PORT socket (`listen_fd`), the channels' names
+    asked of the bot (`names_fd`), until the bot is gone too."""
     port = DEFAULT_PORT if settings.web_port is None else settings.web_port
     made = links(settings, port, time.time)
     if made is None:
         raise Failure(f"{NO_SECRET}.", CONFIGURATION)
+    listening = None if listen_fd is None else socket.socket(fileno=listen_fd)
+    names = None if names_fd is None else await AskedNames.open(names_fd)
     db = await Database.connect(settings.database_url)
     try:
         await db.upgrade()  # as the bot does: the same schema, whichever starts first
@@ -117,13 +163,29 @@ async def alone(settings: Settings, signals: StopSignals) -> int:
             port=port,
             rate_limit=settings.web_rate_limit,
             forwarded=settings.web_forwarded,
+            channel_names=names or no_channel_names,
         )
-        await _listen(server, settings)
+        await _listen(server, settings, listening)
         try:
             print(f"The campaign page is served on {made.base_url}", flush=True)
-            await signals.stop.wait()
+            if names is None:
+                await signals.stop.wait()
+            else:
+                names.say_ready()
+                await _first(signals.stop.wait(), names.gone.wait())
         finally:
             await server.close()
     finally:
+        if names is not None:
+            await names.close()
         await db.close()
     return 0
+
+
+async def _first(*waits: Coroutine[Any, Any, Any]) -> None:
+    tasks = [asyncio.ensure_future(wait) for wait in waits]
+    try:
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in tasks:
+            task.cancel()

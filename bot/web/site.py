@@ -8,7 +8,7 @@ import asyncio
 import contextlib
 import functools
 import time
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -48,6 +48,15 @@ SLICE_S = 0.0003
 
 # The request's time left to give way (one list, shared by its pieces); None outside a request.
 _left: ContextVar[list[float] | None] = ContextVar("lastgasp_web_give_way", default=None)
+
+
+# The names of channels, by id, where they are known (the bot's from Discord): a page process
+# of its own asks the bot's (bot/web/process.py); `python -m bot web` alone knows none.
+ChannelNames = Callable[[Sequence[int]], Awaitable[dict[int, str]]]
+
+
+async def no_channel_names(_ids: Sequence[int]) -> dict[int, str]:
+    return {}
 
 
 class Commands(Protocol):
@@ -120,7 +129,7 @@ class Site:
     live: LiveBoards
     templates: jinja2.Environment
     version: str  # of the static files: their URLs change with them
-    channel_name: Callable[[int], str | None]  # a channel's name where this process knows it
+    channel_names: ChannelNames
     clock: Callable[[], datetime]
     forwarded: bool = False
     reads: asyncio.Semaphore | None = None
@@ -188,11 +197,10 @@ class Site:
         text = refusal_text(reason, self.links.hours)
         return self.message(403, "This link opens nothing", text)
 
-    def channel_label(self, channel_id: int) -> str | None:
-        """`#table` where this process knows the channel's name (the bot's own does; the page
-        on its own process does not)."""
-        name = self.channel_name(channel_id)
-        return f"#{name}" if name else None
+    async def channel_labels(self, channel_ids: Sequence[int]) -> dict[int, str]:
+        """`#table` for each channel whose name the bot knows (the page alone knows none)."""
+        names = await self.channel_names(channel_ids) if channel_ids else {}
+        return {channel: f"#{name}" for channel, name in names.items() if name}
 
     @contextlib.asynccontextmanager
     async def reading(self) -> AsyncIterator[Database]:

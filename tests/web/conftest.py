@@ -138,7 +138,7 @@ async def serving(
             host="127.0.0.1",
             port=0,
             clock=lambda: bot.clock(),
-            channel_name=channel_names(bot),  # as beside the bot (bot/web/serve.py)
+            channel_names=channel_names(bot),  # as beside the bot (bot/web/serve.py)
             **options,
         )
         await server.start()

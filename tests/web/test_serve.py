@@ -5,6 +5,7 @@ under a path of its own (WEB_BASE_URL, WEB_FORWARDED)."""
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -18,7 +19,6 @@ from pydantic import ValidationError
 from bot.app import create_bot
 from bot.cli_failures import CONFIGURATION, Failure
 from bot.config import Settings, describe_settings_error
-from bot.web.links import Link
 from bot.web.serve import beside
 from tests.web.conftest import SECRET, Site, serving
 from tests.web.pages_html import parse
@@ -92,8 +92,10 @@ def test_python_m_bot_web_without_a_secret_says_so(tmp_path) -> None:
 
 
 async def test_the_page_beside_the_bot(monkeypatch, tmp_path) -> None:
-    """WEB_PORT without WEB_SECRET: refused before anything starts; with it, served on the
-    bot's loop, and `/web`'s links name where."""
+    """WEB_PORT without WEB_SECRET: refused before anything starts; without WEB_PORT, no page
+    here (another process serves it) but `/web`'s links; a taken WEB_PORT refused in one line
+    (served in a page process or, on a database in memory, on the bot's loop:
+    tests/web/test_page_process.py)."""
     bot = create_bot(f"sqlite+aiosqlite:///{tmp_path / 'lastgasp.db'}")
     no_secret = _settings(monkeypatch, tmp_path, WEB_PORT="0")
     with pytest.raises(Failure, match="WEB_SECRET is not set"):
@@ -103,21 +105,17 @@ async def test_the_page_beside_the_bot(monkeypatch, tmp_path) -> None:
     )
     assert await beside(bot, links_only) is None  # another process serves the page
     assert bot.web_links is not None and bot.web_links.base_url == "https://e.org/lg/"
-    served = _settings(monkeypatch, tmp_path, WEB_SECRET=SECRET, WEB_PORT="0", WEB_HOST="127.0.0.1")
-    server = await beside(bot, served)
-    try:
-        assert server is not None and server.port
-        assert bot.web_links is not None
-        assert bot.web_links.base_url == f"http://localhost:{server.port}/"
-        async with aiohttp.ClientSession() as session:
-            async with session.get(f"http://127.0.0.1:{server.port}/") as home:
-                assert home.status == 200 and "type /web" in await home.text()
-            link = bot.web_links.url(Link(1, 2, 0, False, None, "The Table", "Alice"))
-            async with session.get(link.replace("localhost", "127.0.0.1")) as page:
-                assert page.status == 503  # the bot has not connected its database yet
-                assert "starting" in await page.text()
-    finally:
-        await server.close() if server else None
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        for url in (f"sqlite+aiosqlite:///{tmp_path / 'lastgasp.db'}", "sqlite+aiosqlite://"):
+            settings = _settings(
+                monkeypatch, tmp_path, WEB_SECRET=SECRET, WEB_PORT=port, WEB_HOST="127.0.0.1"
+            )
+            settings.database_url = url
+            with pytest.raises(Failure, match=f"cannot serve the campaign page on port {port}"):
+                await beside(create_bot(url), settings)
 
 
 # --- behind a reverse proxy -------------------------------------------------------------
