@@ -149,6 +149,7 @@ async def _run(settings: Settings, signals: StopSignals) -> int:
     from bot.app import create_bot
     from bot.health import HealthServer
     from bot.lifecycle import serve
+    from bot.web.process import PageProcess
     from bot.web.serve import beside
 
     bot = create_bot(
@@ -175,6 +176,8 @@ async def _run(settings: Settings, signals: StopSignals) -> int:
     page = None
     try:
         page = await beside(bot, settings)  # the campaign page (bot/web/process.py)
+        if isinstance(page, PageProcess):
+            signals.on_stop.append(page.stop)  # its stop beside the bot's drain, not after
         async with bot:
             if not signals.stop.is_set():  # stopped while starting: nothing to serve
                 await serve(bot, settings.discord_token or "", signals)

@@ -114,12 +114,19 @@ class PageProcess:
         process = self._process
         return None if process is None or process.returncode is not None else process.pid
 
-    async def close(self) -> None:
+    def stop(self) -> None:
+        """Tell the page process to stop now (the bot was told to: its requests in flight end
+        while the bot drains its commands), and start it no more."""
         self._closing = True
         process = self._process
         if process is not None and process.returncode is None:
             with contextlib.suppress(ProcessLookupError):
                 process.send_signal(signal.SIGTERM)
+
+    async def close(self) -> None:
+        self.stop()
+        process = self._process
+        if process is not None and process.returncode is None:
             try:
                 await asyncio.wait_for(process.wait(), STOP_S)
             except TimeoutError:

@@ -9,6 +9,7 @@ import asyncio
 import contextlib
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -230,3 +231,44 @@ async def test_the_page_process_ends_when_the_bot_is_gone(
         if bot.returncode is None:
             bot.kill()
             await bot.wait()
+
+
+def _children(pid: int) -> list[int]:
+    found = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    return [int(child) for child in found]
+
+
+@pytest.mark.slow
+async def test_python_m_bot_run_serves_its_port_by_a_page_process_and_stops_it_on_sigterm(
+    tmp_path: Path,
+) -> None:
+    from tests.ops.standin import bot_process, running_standin, sqlite_url
+    from tests.ops.test_shutdown import SHUTDOWN_BOUND_S
+
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    settings = {
+        "DISCORD_TOKEN": "t0ken",
+        "DATABASE_URL": sqlite_url(tmp_path / "bot.db"),
+        "WEB_PORT": str(port),
+        "WEB_HOST": "127.0.0.1",
+        "WEB_SECRET": SECRET,
+    }
+    async with (
+        running_standin() as standin,
+        bot_process(standin.url, tmp_path, "run", **settings) as bot,
+        aiohttp.ClientSession() as session,
+    ):
+        await standin.connected()
+        async with session.get(f"http://127.0.0.1:{port}/", timeout=START_S) as home:
+            assert home.status == 200 and "type /web" in await home.text()
+        [page] = _children(bot.process.pid)
+        bot.send_signal(signal.SIGTERM)
+        signalled = time.monotonic()
+        assert await bot.wait(SHUTDOWN_BOUND_S) == 0, bot.stderr
+        assert time.monotonic() - signalled < SHUTDOWN_BOUND_S
+        assert "Traceback" not in bot.stderr and "page's process ended" not in bot.stderr
+        assert _ended(page)
+        with pytest.raises(aiohttp.ClientConnectionError):
+            await session.get(f"http://127.0.0.1:{port}/")
