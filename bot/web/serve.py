@@ -19,7 +19,7 @@ from bot.config import Settings
 from bot.db.database import Database
 from bot.web.app import WebServer
 from bot.web.links import Links
-from bot.web.process import AskedNames, PageProcess, shareable
+from bot.web.process import AskedNames, PageProcess, behind_the_bot, shareable
 from bot.web.site import ChannelNames, no_channel_names
 
 if TYPE_CHECKING:
@@ -153,6 +153,8 @@ async def alone(
         raise Failure(f"{NO_SECRET}.", CONFIGURATION)
     listening = None if listen_fd is None else socket.socket(fileno=listen_fd)
     names = None if names_fd is None else await AskedNames.open(names_fd)
+    if names is not None:
+        behind_the_bot()
     db = await Database.connect(settings.database_url)
     try:
         await db.upgrade()  # as the bot does: the same schema, whichever starts first

@@ -94,6 +94,7 @@ async def test_the_page_process_serves_the_bots_port_and_database(
     ):
         pid = page.pid
         assert pid is not None and pid != os.getpid()
+        assert os.getpriority(os.PRIO_PROCESS, pid) == page_process.NICE  # the bot first
         await h.add_character("Roryn", vit=3)
         await h.run(h.gm, "board start")
         link = await site.link(h.owner)
