@@ -624,9 +624,9 @@ async def measure_views(plan: Plan, slices: Slices) -> None:
     """Issue 18: a page view must not move the commands' p99. The small bot serves its
     campaign page (as WEB_PORT does: by its page process; `--views-on-loop`: on its event
     loop), read by another process at `plan.views` a second while a third keeps live boards
-    open; open-loop slices at the open
-    rate, the same arrivals with the page views running and paused (SIGSTOP), in turn; then
-    the same with the live boards open and closed, the page views paused."""
+    open; open-loop slices at the open rate, the same arrivals with the page views running
+    and paused (SIGSTOP), in turn; then the same with the live boards open and closed, the
+    page views paused."""
     from bench import web_views
 
     found, load, small = slices.found, slices.bot, slices.small
