@@ -219,18 +219,21 @@ def behind_the_bot() -> None:
 
 class AskedNames:
     """In the page process: the channels' names, asked of the bot over the socket pair (the
-    answers come in the order asked); `gone` is set when the bot's end closes."""
+    answers come in the order asked); `gone` is set when the bot's end closes (the page
+    process's stop: the bot is gone)."""
 
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    def __init__(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, gone: asyncio.Event
+    ) -> None:
         self._writer = writer
         self._asked: collections.deque[asyncio.Future[dict[int, str]]] = collections.deque()
-        self.gone = asyncio.Event()
+        self.gone = gone
         self._reading = asyncio.create_task(self._read(reader), name="lastgasp-page-names")
 
     @classmethod
-    async def open(cls, fd: int) -> AskedNames:
+    async def open(cls, fd: int, gone: asyncio.Event) -> AskedNames:
         reader, writer = await asyncio.open_connection(sock=socket.socket(fileno=fd))
-        return cls(reader, writer)
+        return cls(reader, writer, gone)
 
     def say_ready(self) -> None:
         self._writer.write(READY + b"\n")

@@ -5,12 +5,11 @@ bot's changes by polling, bot/web/live.py)."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import socket
 import time
-from collections.abc import Callable, Coroutine, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import discord
 
@@ -152,7 +151,7 @@ async def alone(
     if made is None:
         raise Failure(f"{NO_SECRET}.", CONFIGURATION)
     listening = None if listen_fd is None else socket.socket(fileno=listen_fd)
-    names = None if names_fd is None else await AskedNames.open(names_fd)
+    names = None if names_fd is None else await AskedNames.open(names_fd, gone=signals.stop)
     if names is not None:
         behind_the_bot()
     db = await Database.connect(settings.database_url)
@@ -170,11 +169,9 @@ async def alone(
         await _listen(server, settings, listening)
         try:
             print(f"The campaign page is served on {made.base_url}", flush=True)
-            if names is None:
-                await signals.stop.wait()
-            else:
+            if names is not None:
                 names.say_ready()
-                await _first(signals.stop.wait(), names.gone.wait())
+            await signals.stop.wait()
         finally:
             await server.close()
     finally:
@@ -182,12 +179,3 @@ async def alone(
             await names.close()
         await db.close()
     return 0
-
-
-async def _first(*waits: Coroutine[Any, Any, Any]) -> None:
-    tasks = [asyncio.ensure_future(wait) for wait in waits]
-    try:
-        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        for task in tasks:
-            task.cancel()
