@@ -7,23 +7,38 @@ writes it: the same JSON text, the same timestamp format."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any, cast
 
 from sqlalchemy.engine import Dialect
 from sqlalchemy.sql import ClauseElement
 from sqlalchemy.sql.compiler import SQLCompiler
+from sqlalchemy.types import DateTime
 
-_GIVEN = object()  # a parameter whose value the caller gives (not a literal of the statement)
+Process = Callable[[Any], Any]
 
 
 @dataclass(frozen=True)
 class Compiled:
     sql: str
-    # Each positional parameter in order: its name, its literal when the statement has one
-    # (the 1 of `version + 1`) or _GIVEN, its type's processor, and that type as written
-    # (`DateTime(timezone=True)`: two parameters of equal types process a value alike).
-    plan: tuple[tuple[str, Any, Callable[[Any], Any] | None, str], ...]
+    # Each positional parameter in order: its name and its type's processor (None: as given).
+    names: tuple[str, ...]
+    processes: tuple[Process | None, ...]
+    # The statement's own literals (the 1 of `version + 1`), by name: not the caller's to give.
+    literals: dict[str, Any] = field(default_factory=dict)
+    _get: Callable[[Mapping[str, Any]], tuple[Any, ...]] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        # One C call takes every value out of the caller's mapping, in order.
+        names = self.names
+        get: Callable[[Mapping[str, Any]], tuple[Any, ...]]
+        if len(names) == 1:
+            only = names[0]
+            get = lambda values: (values[only],)  # noqa: E731 - itemgetter of one is no tuple
+        else:
+            get = cast(Callable[[Mapping[str, Any]], tuple[Any, ...]], itemgetter(*names))
+        object.__setattr__(self, "_get", get)
 
     @classmethod
     def of(
@@ -32,32 +47,36 @@ class Compiled:
         compiled = cast(SQLCompiler, statement.compile(dialect=dialect, column_keys=keys))
         names = tuple(compiled.positiontup or ())
         binds = [compiled.binds[name] for name in names]
-        processors = tuple(b.type.dialect_impl(dialect).bind_processor(dialect) for b in binds)
-        fixed = {n: b.value for n, b in zip(names, binds, strict=True) if not b.required}
-        return cls(
-            sql=compiled.string,
-            plan=tuple(
-                (name, fixed.get(name, _GIVEN), process, repr(bind.type))
-                for name, process, bind in zip(names, processors, binds, strict=True)
-            ),
-        )
+        processes = []
+        for bind in binds:
+            process = bind.type.dialect_impl(dialect).bind_processor(dialect)
+            if process is not None and isinstance(bind.type, DateTime):
+                process = _last_kept(process)
+            processes.append(process)
+        literals = {n: b.value for n, b in zip(names, binds, strict=True) if not b.required}
+        return cls(sql=compiled.string, names=names, processes=tuple(processes), literals=literals)
 
-    def params(
-        self, values: Mapping[str, Any], done: dict[tuple[int, str], Any] | None = None
-    ) -> tuple[Any, ...]:
-        """The positional parameters, each through its type's processor. `done` keeps what a
-        type made of a value, for the next statement given the same values (a command's save
-        and its event share the time: processed once)."""
-        out = []
-        for name, literal, process, kind in self.plan:
-            value = values[name] if literal is _GIVEN else literal
-            if process is None:
-                out.append(value)
-            elif done is None:
-                out.append(process(value))
-            else:
-                key = (id(value), kind)  # `values` holds the value: its id stays its own
-                if key not in done:
-                    done[key] = process(value)
-                out.append(done[key])
-        return tuple(out)
+    def params(self, values: Mapping[str, Any]) -> tuple[Any, ...]:
+        """The positional parameters, each through its type's processor."""
+        if self.literals:
+            values = {**values, **self.literals}
+        given = self._get(values)
+        return tuple([v if p is None else p(v) for p, v in zip(self.processes, given, strict=True)])
+
+
+def _last_kept(process: Process) -> Process:
+    """A processor that keeps what it made of the last value: a command's save and its event
+    share the time (processed once; a datetime is immutable). The pair is replaced in one
+    assignment, so a writer thread and the event loop never see one's value with the other's
+    text."""
+    last: list[tuple[Any, Any]] = [(object(), None)]
+
+    def kept(value: Any) -> Any:
+        seen, made = last[0]
+        if seen is value:
+            return made
+        made = process(value)
+        last[0] = (value, made)
+        return made
+
+    return kept

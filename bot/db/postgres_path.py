@@ -363,7 +363,7 @@ class PostgresHotPath:
             if not batch:
                 continue
             statement = self._grouped.saves_and_logs[keys]
-            args = [statement.params(d.values, {}) for d in batch]
+            args = [statement.params(d.values) for d in batch]
             try:
                 saved = {record[0] for record in await _rows(conn, statement.sql, args)}
             except asyncpg.LockNotAvailableError:  # a row stayed locked: the batch waited
@@ -413,7 +413,7 @@ class PostgresHotPath:
         _, keys, values, outcome = self._decided(command, *actor_of(command.guild_id, record))
         statement = self._grouped.saves_and_logs[keys]
         try:
-            saved = await conn.fetchval(statement.sql, *statement.params(values, {}))
+            saved = await conn.fetchval(statement.sql, *statement.params(values))
         except asyncpg.UniqueViolationError:
             raise name_taken(outcome.after.name) from None
         return outcome if saved is not None else None

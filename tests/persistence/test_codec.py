@@ -9,6 +9,7 @@ from collections import OrderedDict
 
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from bot.db import codec
@@ -47,6 +48,39 @@ def test_an_equal_but_other_sheet_and_other_values_are_encoded_for_themselves() 
     assert codec.dumps({"a": 1}) == '{"a":1}'
     assert json.loads(codec.dumps(GuildSettings(emotion_threshold=6)))["emotion_threshold"] == 6
     assert json.loads(codec.dumps(ada))["name"] == "Ada"
+
+
+def _json_values(leaves: st.SearchStrategy[object]) -> st.SearchStrategy[object]:
+    return st.recursive(
+        leaves,
+        lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+        max_leaves=12,
+    )
+
+
+# What a command's inputs, dice and rules hold (no number of theirs is a float).
+_PLAIN = st.none() | st.booleans() | st.integers() | st.text()
+
+
+@given(_json_values(_PLAIN))
+@settings(max_examples=300)
+def test_a_plain_value_is_the_text_the_standard_json_writes(value: object) -> None:
+    # pydantic-core writes it, as json.dumps would with the column's options: compact, non-ASCII
+    # kept (stored texts stay as earlier versions wrote them).
+    expected = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    assert codec.dumps(value) == expected
+
+
+@given(_json_values(_PLAIN | st.floats(allow_nan=False, allow_infinity=False)))
+@settings(max_examples=100)
+def test_a_float_reads_back_as_itself(value: object) -> None:
+    # The one difference: a float may be spelt otherwise (0.00001, not 1e-05), the same number.
+    assert json.loads(codec.dumps(value)) == value
+
+
+def test_non_ascii_and_control_characters_are_written_as_json_writes_them() -> None:
+    value = {"cause": 'brûlure \u2028 \x01 " \\ / 🔥', 7: [2**70, True, None, [], {}]}
+    assert codec.dumps(value) == json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 class _Mutable(BaseModel):
