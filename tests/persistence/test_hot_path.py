@@ -295,6 +295,31 @@ async def test_read_actor_finds_the_active_character_its_combat_and_the_settings
             assert (await each.read_actor(GUILD + 1, "Cy", 7)).row is None  # P-2
 
 
+async def test_a_sqlite_look_reads_on_the_loops_writing_connection(tmp_path: Path) -> None:
+    """A look between the writes reads on the event loop's one connection, whose page cache the
+    writes leave whole (a connection of its own would drop it after every write), and sees the
+    last command's sheet."""
+    from bot.db import hotpath
+
+    async with empty_database("sqlite", tmp_path) as target, upgraded(target) as db:
+        await create(db, "Cy")
+        hot = db._hot
+        assert isinstance(hot, hotpath.SQLiteHotPath)
+        await play.damage(db, caller(), random.Random(1), amount=3, character="Cy")
+        load = hot._load
+        used: list[sqlite3.Connection] = []
+
+        def recorded(conn: sqlite3.Connection, *args: Any) -> Any:
+            used.append(conn)
+            return load(conn, *args)
+
+        hot._load = recorded  # type: ignore[method-assign]
+        actor = await db.read_actor(GUILD, "Cy", OWNER)
+        assert used == [hot._wrote] and used[0] is not None
+        assert actor.row is not None and actor.row.sheet.vit == 7
+        assert not used[0].in_transaction
+
+
 async def test_a_sqlite_read_that_would_wait_goes_to_the_reader_thread(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
