@@ -47,9 +47,9 @@ class Compiled:
         compiled = cast(SQLCompiler, statement.compile(dialect=dialect, column_keys=keys))
         names = tuple(compiled.positiontup or ())
         binds = [compiled.binds[name] for name in names]
-        processes = []
+        processes: list[Process | None] = []
         for bind in binds:
-            process = bind.type.dialect_impl(dialect).bind_processor(dialect)
+            process: Process | None = bind.type.dialect_impl(dialect).bind_processor(dialect)
             if process is not None and isinstance(bind.type, DateTime):
                 process = _last_kept(process)
             processes.append(process)
