@@ -26,9 +26,9 @@ def dumps(value: Any) -> str:
     """The JSON text of a JSON column: compact, non-ASCII kept as it is. Written by pydantic-core
     (a sheet or the settings by its model): the text the standard library's `json` writes with
     those options (tested; a float may be spelt otherwise, the same number, and no command
-    writes one), in a fifth of its time. A sheet read or written lately is its kept
-    text, not encoded again (a command writes its sheet after twice, in the
-    character's row and in its event, and its sheet before, as it was loaded)."""
+    writes one), in a fifth of its time. A sheet read or written lately is its kept text, not
+    encoded again (a command writes its sheet after twice, in the character's row and in its
+    event, and its sheet before, as it was loaded)."""
     if isinstance(value, Sheet):
         kept = _texts.get(id(value))
         if kept is not None and kept[0] is value:

@@ -550,7 +550,7 @@ class SQLiteHotPath:
         # drops its page cache whenever another has written since its last read (SQLite's
         # pager), so a look on a connection of its own read every page anew after each write
         # (a look 35 µs alone, 70 in the running bot, against 14 on the writer's connection).
-        self._wrote: sqlite3.Connection | None = None
+        self._loop_conn: sqlite3.Connection | None = None
         self._loop_lock: Any = None  # its own handle on the cross-process write lock
         self._pending: list[_Job] = []  # commands of this turn of the loop, written together
         self._commits = 0  # by whichever writer holds the write lock
@@ -679,9 +679,9 @@ class SQLiteHotPath:
     def _on_loop(self) -> sqlite3.Connection:
         """The event loop's connection, opened on first use. Outside `_write_on_loop`'s one
         synchronous step it is never in a transaction: a read there reads what is committed."""
-        if self._wrote is None:
-            self._wrote = _connect(self._path, _LOOP_WRITER_PRAGMAS)
-        return self._wrote
+        if self._loop_conn is None:
+            self._loop_conn = _connect(self._path, _LOOP_WRITER_PRAGMAS)
+        return self._loop_conn
 
     async def read(self, guild_id: int, target: Target, user_id: int) -> Actor:
         try:
@@ -701,9 +701,9 @@ class SQLiteHotPath:
             if thread is not None:
                 await thread.close()
         self._writer = self._checkpointer = self._reader = None
-        if self._wrote is not None:
-            self._wrote.close()
-            self._wrote = None
+        if self._loop_conn is not None:
+            self._loop_conn.close()
+            self._loop_conn = None
         if self._loop_lock is not None:
             self._loop_lock.close()
             self._loop_lock = None

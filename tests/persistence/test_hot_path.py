@@ -315,7 +315,7 @@ async def test_a_sqlite_look_reads_on_the_loops_writing_connection(tmp_path: Pat
 
         hot._load = recorded  # type: ignore[method-assign]
         actor = await db.read_actor(GUILD, "Cy", OWNER)
-        assert used == [hot._wrote] and used[0] is not None
+        assert used == [hot._loop_conn] and used[0] is not None
         assert actor.row is not None and actor.row.sheet.vit == 7
         assert not used[0].in_transaction
 
