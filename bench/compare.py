@@ -43,8 +43,14 @@ class Side:
         command = [sys.executable, str(Path(__file__).resolve()), "--worker", str(root)]
         command += ["--concurrency", str(concurrency), "--db", backend]
         command += ["--characters", str(characters)]
+        self.errors = tempfile.TemporaryFile()  # noqa: SIM115 - closed by close(); read if it fails
         self.process = subprocess.Popen(
-            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=root
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.errors,
+            text=True,
+            cwd=root,
         )
         if self._line() != "ready":
             raise RuntimeError(f"the bot of {root} did not start")
@@ -53,7 +59,10 @@ class Side:
         assert self.process.stdout is not None
         line = self.process.stdout.readline()
         if not line:
-            raise RuntimeError("a side's process ended")
+            self.process.wait()
+            self.errors.seek(0)
+            said = self.errors.read().decode(errors="replace").strip().splitlines()
+            raise RuntimeError(f"a side's process ended: {said[-1] if said else 'no word'}")
         return line.strip()
 
     def run(self, commands: int, seed: int) -> float:
@@ -69,6 +78,7 @@ class Side:
             self.process.wait(timeout=60)
         except subprocess.TimeoutExpired:
             self.process.kill()
+        self.errors.close()
 
 
 @contextlib.contextmanager
@@ -167,7 +177,7 @@ def worker(root: str, concurrency: int, backend: str, characters: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("a", help="the version measured first: a git revision, or . (default)")
+    parser.add_argument("a", nargs="?", help="the version measured first: a git revision, or .")
     parser.add_argument("b", nargs="?", default=WORKING_TREE, help="the other (default: .)")
     parser.add_argument("--db", choices=("sqlite", "postgresql"), default="sqlite")
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 50])
@@ -179,6 +189,8 @@ def main() -> None:
     if args.worker:
         worker(args.worker, args.concurrency[0], args.db, args.characters)
         return
+    if args.a is None:
+        parser.error("name the version to compare: a git revision (HEAD~1, main), or .")
     if str(ROOT) not in sys.path:  # `python bench/compare.py` puts bench/, not the repo, first
         sys.path.insert(0, str(ROOT))
     try:
