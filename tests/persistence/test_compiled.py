@@ -70,7 +70,7 @@ def test_parameters_are_sqlalchemys_own_in_order_literals_included(dialect: Dial
     assert Compiled.of(SAVE_SHEET, dialect).literals  # `version + 1`: not the caller's to give
 
 
-def test_the_shared_time_is_processed_once_and_never_mixed_with_another(monkeypatch) -> None:
+def test_the_shared_time_is_processed_once_and_never_mixed_with_another() -> None:
     calls: list[datetime] = []
 
     def process(value: datetime) -> str:
