@@ -25,6 +25,7 @@ import argparse
 import asyncio
 import contextlib
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -129,10 +130,10 @@ def compare(args: argparse.Namespace) -> list[str]:
                 for side in sides:
                     side.close()
             figure = Paired.of(times[1], times[0])
-            a, b = sorted(times[0]), sorted(times[1])
+            a, b = statistics.median(times[0]), statistics.median(times[1])
             lines.append(
                 f"  C={concurrency:<3} {args.pairs} pairs of {args.commands:,}: a command "
-                f"A {a[len(a) // 2]:.0f} µs, B {b[len(b) // 2]:.0f} µs (medians); "
+                f"A {a:.0f} µs, B {b:.0f} µs (medians); "
                 f"B/A {figure.describe()}"
             )
     return lines

@@ -27,7 +27,9 @@ class Compiled:
     processes: tuple[Process | None, ...]
     # The statement's own literals (the 1 of `version + 1`), by name: not the caller's to give.
     literals: dict[str, Any] = field(default_factory=dict)
-    _get: Callable[[Mapping[str, Any]], tuple[Any, ...]] = field(init=False, repr=False)
+    _get: Callable[[Mapping[str, Any]], tuple[Any, ...]] = field(
+        init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         # One C call takes every value out of the caller's mapping, in order.
