@@ -23,8 +23,15 @@ from collections.abc import Iterator
 
 HOPS = 200  # about 5–40 ms: short enough to take before every round
 # A core that would idle runs this instead: never halted, it wakes a thread at once. SCHED_IDLE
-# runs only when no other thread of the machine wants that core, and yields to one at once.
-_SPIN = "import os\nos.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))\nwhile True: pass"
+# runs only when no other thread of the machine wants that core. It calls the scheduler at every
+# turn (sched_yield) rather than spin in Python alone: a spinner that only waited to be
+# preempted left some wake-ups (a PostgreSQL commit's, after its fdatasync) waiting for the next
+# tick, 4 ms, on the Intel Xeon of bench/README.md ("The machine's thread hop").
+_SPIN = (
+    "import os\n"
+    "os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))\n"
+    "while True: os.sched_yield()"
+)
 
 
 Jobs = queue.SimpleQueue[asyncio.Future[None] | None]  # None: stop
