@@ -121,9 +121,10 @@ class EventModel(Base):
     __table_args__ = (
         Index(None, "character_id", "id"),
         Index(None, "guild_id", "id"),
-        {"sqlite_autoincrement": True},
     )
 
+    # SQLite's own rowid, no AUTOINCREMENT (one page less a commit): events are never deleted,
+    # so the largest id plus one is never an id used before.
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     guild_id: Mapped[int] = mapped_column(Snowflake)
     # No foreign key: the log outlives a deleted character.
