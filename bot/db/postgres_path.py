@@ -15,7 +15,8 @@ refuses (a name taken, say) undoes the batch and each of its commands runs again
 batch that waited past the budget for a row lock is Busy, every command of it (busy.py).
 Round trips were most of what a command cost the bot's process here, and every one woke a
 server process on the same two cores (bench/README.md, "PostgreSQL, in groups"). One at a time
-a group is one command: two round trips, as before.
+a group is one command: two round trips, as before. While one is in flight the event loop polls
+for its answer instead of sleeping, for a round trip's length at most (spin.py).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from bot.db.errors import name_taken, stale
 from bot.db.guilds import settings_from_text
 from bot.db.hotpath import Command, Statements, actor_of
 from bot.db.records import Actor
+from bot.db.spin import Spinner
 from bot.db.tables import events
 from bot.db.writes import Target, actor_params, keys_change, load_actor, save_and_log
 from rules.errors import RuleError
@@ -120,16 +122,6 @@ class _Decided:
     outcome: Outcome
 
 
-async def _rows(conn: Any, sql: str, args: list[tuple[Any, ...]]) -> list[Any]:
-    """The rows of `sql` run once for each of `args`, in one round trip: a pipelined batch,
-    one implicit transaction (asyncpg's `fetchmany`), or for one alone the plainer call, which
-    costs the process less (a group of one is most groups at a quiet moment)."""
-    if len(args) == 1:
-        record = await conn.fetchrow(sql, *args[0])
-        return [] if record is None else [record]
-    return list(await conn.fetchmany(sql, args))
-
-
 class _Connections:
     """This path's own connections, each used by one group at a time (the groups' runners are
     at most POOL_SIZE, so nothing waits here). A connection is reused as it was left, since a
@@ -167,6 +159,7 @@ class PostgresHotPath:
         self._runners: set[asyncio.Task[None]] = set()
         self._starting = False  # a step is due that claims the queue (this turn's asks join it)
         self._expiry: asyncio.TimerHandle | None = None  # for the oldest waiting ask
+        self._spinner = Spinner()  # the loop polls while a round trip is in flight (spin.py)
 
     @classmethod
     async def open(
@@ -272,6 +265,20 @@ class PostgresHotPath:
 
     # --- one group -----------------------------------------------------------------------------
 
+    async def _rows(self, conn: Any, sql: str, args: list[tuple[Any, ...]]) -> list[Any]:
+        """The rows of `sql` run once for each of `args`, in one round trip: a pipelined batch,
+        one implicit transaction (asyncpg's `fetchmany`), or for one alone the plainer call,
+        which costs the process less (a group of one is most groups at a quiet moment)."""
+        spinner = self._spinner
+        spinner.enter()
+        try:
+            if len(args) == 1:
+                record = await conn.fetchrow(sql, *args[0])
+                return [] if record is None else [record]
+            return list(await conn.fetchmany(sql, args))
+        finally:
+            spinner.leave()
+
     async def _group(self, conn: Any, group: list[_Ask]) -> None:
         """Load every ask's actor in one round trip; answer the looks; decide the commands
         (one a character: a second on the same one runs after, alone); save and log them in
@@ -314,7 +321,7 @@ class PostgresHotPath:
                 self._grouped.loads[type(ask.target)].params(params)
             )
         for kind, args in by_kind.items():
-            for record in await _rows(conn, self._grouped.loads[kind].sql, args):
+            for record in await self._rows(conn, self._grouped.loads[kind].sql, args):
                 if records[record[-1]] is None:
                     records[record[-1]] = record
         return records
@@ -329,8 +336,8 @@ class PostgresHotPath:
     async def _nobody(self, conn: Any, guild_id: int) -> Actor:
         """The actor without a character: the guild's settings only."""
         settings = self._sql.settings
-        text = await conn.fetchval(settings.sql, *settings.params({"guild_id": guild_id}))
-        return Actor(settings_from_text(text), None, None)
+        rows = await self._rows(conn, settings.sql, [settings.params({"guild_id": guild_id})])
+        return Actor(settings_from_text(rows[0][0] if rows else None), None, None)
 
     @staticmethod
     def _refuse(command: Command, actor: Actor) -> NoReturn:
@@ -365,7 +372,7 @@ class PostgresHotPath:
             statement = self._grouped.saves_and_logs[keys]
             args = [statement.params(d.values) for d in batch]
             try:
-                saved = {record[0] for record in await _rows(conn, statement.sql, args)}
+                saved = {record[0] for record in await self._rows(conn, statement.sql, args)}
             except asyncpg.LockNotAvailableError:  # a row stayed locked: the batch waited
                 for d in batch:  # its commands' whole budget (busy.py); nothing was written
                     d.ask.answer(None, Busy())
@@ -407,16 +414,16 @@ class PostgresHotPath:
         import asyncpg
 
         sql, params = self._sql.load(command.guild_id, command.target, command.user_id, lock=lock)
-        record = await conn.fetchrow(sql, *params)
-        if record is None:
+        records = await self._rows(conn, sql, [params])
+        if not records:
             self._refuse(command, await self._nobody(conn, command.guild_id))
-        _, keys, values, outcome = self._decided(command, *actor_of(command.guild_id, record))
+        _, keys, values, outcome = self._decided(command, *actor_of(command.guild_id, records[0]))
         statement = self._grouped.saves_and_logs[keys]
         try:
-            saved = await conn.fetchval(statement.sql, *statement.params(values))
+            saved = await self._rows(conn, statement.sql, [statement.params(values)])
         except asyncpg.UniqueViolationError:
             raise name_taken(outcome.after.name) from None
-        return outcome if saved is not None else None
+        return outcome if saved else None
 
     async def close(self) -> None:
         for task in list(self._runners):
