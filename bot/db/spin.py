@@ -1,10 +1,10 @@
 """The event loop polls instead of sleeping while a round trip to PostgreSQL is in flight.
 
 Between a query's send and its answer an idle loop sleeps in the kernel and is woken by the
-answer. One command at a time that sleep and wake-up cost the bot's process more than the
-command's own Python (about 150 µs of CPU a command on PostgreSQL at C = 1 against C = 50, most
-of it the same instructions run slower on caches the sleep let go cold: bench/README.md, "What
-each change bought"). So while a hot-path round trip is in flight the loop keeps turning, each
+answer. One command at a time, those sleeps and wake-ups cost the bot's process about 150 µs of
+CPU a command on PostgreSQL (370–410 µs a command at C = 1 against 210–220 at C = 50), most of
+it the same instructions run slower on caches the sleep let go cold (bench/README.md,
+"PostgreSQL, in groups"). So while a hot-path round trip is in flight the loop keeps turning, each
 turn polling for the answer and then giving its core to any other process that wants it
 (`sched_yield`: the server's own processes, another shard), for at most SPIN_S a round trip;
 then it sleeps as before. Nothing is armed by an idle bot, and a busy one has other work to run
@@ -28,7 +28,7 @@ _give_way: Callable[[], None] = getattr(os, "sched_yield", lambda: None)
 class Spinner:
     """One event loop's polling, armed by the round trips in flight on it."""
 
-    __slots__ = ("_armed", "_in_flight", "_loop", "_until", "turns")
+    __slots__ = ("_in_flight", "_loop", "_until", "turns")
 
     def __init__(self) -> None:
         self._in_flight = 0
