@@ -7,9 +7,14 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
+from alembic import command as alembic_command
+from sqlalchemy import text
+
 from bot.db.codec import Clock
 from bot.db.database import Database
+from bot.db.migrate import alembic_config
 from bot.db.records import CharacterRow, Event
+from bot.db.tables import metadata
 from bot.services.base import run_character_action
 from bot.services.context import ActionContext, Caller, Permission
 from bot.services.context import Target as Who
@@ -147,3 +152,43 @@ async def check_one_of_three_undone(
     logs = [await log_of(db, row.id) for row in rows]
     assert [len(log) for log in logs] == [2, 1, 2]
     assert all(b.after == a.before for log in logs for b, a in itertools.pairwise(log))
+
+
+async def refuse_events_on_postgres(db: Database, command: str | None = None) -> None:
+    """A trigger that refuses to log the events of `command` (of every command with None): a
+    save that the server refuses after the sheet was written."""
+    only = "" if command is None else f"WHEN (NEW.command = '{command}') "
+    async with db.engine.begin() as conn:
+        await conn.execute(
+            text(
+                "CREATE FUNCTION no_event() RETURNS trigger LANGUAGE plpgsql AS $$ "
+                f"BEGIN RAISE EXCEPTION 'no event for {command or 'any command'}'; END $$"
+            )
+        )
+        await conn.execute(
+            text(
+                f"CREATE TRIGGER no_event BEFORE INSERT ON events FOR EACH ROW {only}"
+                "EXECUTE FUNCTION no_event()"
+            )
+        )
+
+
+async def migrate(db: Database, how: str, revision: str) -> None:
+    """Alembic's `upgrade` or `downgrade` to `revision`, in one transaction."""
+    async with db.engine.begin() as conn:
+        await conn.run_sync(
+            lambda c: getattr(alembic_command, how)(alembic_config(connection=c), revision)
+        )
+
+
+async def every_row(db: Database, *, leaving_out: tuple[str, ...] = ()) -> dict[str, list[Any]]:
+    """Every row of every table of the models but those left out, in key order."""
+    found = {}
+    async with db.engine.connect() as conn:
+        for table in metadata.sorted_tables:
+            if table.name in leaving_out:
+                continue
+            key = ", ".join(c.name for c in table.primary_key.columns)
+            result = await conn.execute(text(f"SELECT * FROM {table.name} ORDER BY {key}"))
+            found[table.name] = [tuple(row) for row in result.all()]
+    return found

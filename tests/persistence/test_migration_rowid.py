@@ -6,27 +6,12 @@ The downgrade puts AUTOINCREMENT back, and still no id is reused."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-from alembic import command
 from sqlalchemy import text
 
 from bot.db.database import Database
-from bot.db.migrate import alembic_config
-from bot.db.tables import metadata
 from tests.persistence.conftest import empty_database
-from tests.persistence.helpers import GUILD, create, hit, log_of
-
-
-async def _rows(db: Database) -> dict[str, list[Any]]:
-    """Every row of every table, in key order."""
-    found = {}
-    async with db.engine.connect() as conn:
-        for table in metadata.sorted_tables:
-            key = ", ".join(c.name for c in table.primary_key.columns)
-            result = await conn.execute(text(f"SELECT * FROM {table.name} ORDER BY {key}"))
-            found[table.name] = [tuple(row) for row in result.all()]
-    return found
+from tests.persistence.helpers import GUILD, create, every_row, hit, log_of, migrate
 
 
 async def _schema(db: Database, table: str) -> list[tuple[str, str | None]]:
@@ -43,11 +28,6 @@ async def _columns(db: Database) -> list[str]:
     async with db.engine.connect() as conn:
         result = await conn.execute(text("SELECT * FROM events LIMIT 0"))
         return list(result.keys())
-
-
-async def _migrate(db: Database, how: str, revision: str) -> None:
-    async with db.engine.begin() as conn:
-        await conn.run_sync(lambda c: getattr(command, how)(alembic_config(connection=c), revision))
 
 
 def _autoincrement(schema: list[tuple[str, str | None]], table: str) -> bool:
@@ -68,7 +48,7 @@ async def test_the_event_log_drops_autoincrement_and_keeps_every_row(
         db = await target.connect()
         try:
             await db.upgrade()
-            await _migrate(db, "downgrade", "0005")
+            await migrate(db, "downgrade", "0005")
             # A database of 0005 in use: events of three characters, the newest one's deleted.
             roryn = await create(db, "Roryn")
             await create(db, "Sera", guild_id=2002)
@@ -77,7 +57,7 @@ async def test_the_event_log_drops_autoincrement_and_keeps_every_row(
             async with db.transaction(GUILD) as uow:
                 await uow.log(gone.id, 7, "character delete", {}, before=gone.sheet)
                 await uow.delete_character(gone.id)
-            before = await _rows(db)
+            before = await every_row(db)
             newest = max(int(row[0]) for row in before["events"])
             if not target.postgres:
                 old_events = await _schema(db, "events")
@@ -85,7 +65,7 @@ async def test_the_event_log_drops_autoincrement_and_keeps_every_row(
                 assert _autoincrement(old_events, "events")
 
             await db.upgrade()
-            assert await _rows(db) == before
+            assert await every_row(db) == before
             if not target.postgres:
                 events = await _schema(db, "events")
                 assert not _autoincrement(events, "events")
@@ -99,9 +79,9 @@ async def test_the_event_log_drops_autoincrement_and_keeps_every_row(
             # A new character never takes the deleted one's id.
             assert (await create(db, "Bryn")).id > gone.id
 
-            after = await _rows(db)
-            await _migrate(db, "downgrade", "0005")
-            assert await _rows(db) == after
+            after = await every_row(db)
+            await migrate(db, "downgrade", "0005")
+            assert await every_row(db) == after
             if not target.postgres:
                 assert _autoincrement(await _schema(db, "events"), "events")
             assert await _next_event_id(db, roryn.id) == max(int(r[0]) for r in after["events"]) + 1

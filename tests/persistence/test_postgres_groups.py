@@ -35,6 +35,7 @@ from tests.persistence.helpers import (
     check_one_of_three_undone,
     create,
     log_of,
+    refuse_events_on_postgres,
     sheet_of,
 )
 
@@ -151,19 +152,7 @@ async def test_a_batch_the_server_refuses_is_undone_and_each_command_runs_alone(
     nothing of it stands, and each command runs again alone — the others once each."""
     _, db = pg
     rows = [await create(db, name) for name in ("Ana", "Bo", "Cid")]
-    async with db.engine.begin() as conn:
-        await conn.execute(
-            text(
-                "CREATE FUNCTION no_boom() RETURNS trigger LANGUAGE plpgsql AS $$ "
-                "BEGIN RAISE EXCEPTION 'no event for boom'; END $$"
-            )
-        )
-        await conn.execute(
-            text(
-                "CREATE TRIGGER boom BEFORE INSERT ON events FOR EACH ROW "
-                "WHEN (NEW.command = 'boom') EXECUTE FUNCTION no_boom()"
-            )
-        )
+    await refuse_events_on_postgres(db, "boom")
     done = await asyncio.gather(
         _act(db, "Ana", _damage(1)),
         _act(db, "Bo", _damage(1), command="boom"),

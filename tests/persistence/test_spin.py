@@ -8,7 +8,6 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from sqlalchemy import text
 
 from bot.db import spin
 from bot.db.database import Database
@@ -16,7 +15,7 @@ from bot.db.postgres_path import PostgresHotPath
 from bot.db.spin import Spinner
 from rules.errors import RuleError
 from tests.persistence.conftest import empty_database, upgraded
-from tests.persistence.helpers import create, hit
+from tests.persistence.helpers import create, hit, refuse_events_on_postgres
 
 
 async def _answered_after(seconds: float) -> None:
@@ -124,19 +123,7 @@ async def test_a_round_trip_the_server_refuses_leaves_nothing_in_flight(pg: Data
     """A save the server refuses (a trigger here) and a name that is not there (the settings'
     round trip, then the rule's refusal) each end their round trips."""
     await create(pg, "Ana")
-    async with pg.engine.begin() as conn:
-        await conn.execute(
-            text(
-                "CREATE FUNCTION no_event() RETURNS trigger LANGUAGE plpgsql AS $$ "
-                "BEGIN RAISE EXCEPTION 'no event'; END $$"
-            )
-        )
-        await conn.execute(
-            text(
-                "CREATE TRIGGER no_event BEFORE INSERT ON events FOR EACH ROW "
-                "EXECUTE FUNCTION no_event()"
-            )
-        )
+    await refuse_events_on_postgres(pg)
     with pytest.raises(Exception, match="no event"):
         await hit(pg, "Ana", 1)
     with pytest.raises(RuleError):
