@@ -15,7 +15,7 @@ from sqlalchemy import text
 from bot.db.codec import Clock
 from bot.db.database import Database
 from bot.db.engine import create_engine
-from tests.persistence.helpers import Target
+from tests.persistence.helpers import Target, migrate
 
 PG_URL = os.environ.get("TEST_DATABASE_URL")
 SKIP_PG = "TEST_DATABASE_URL is not set: the PostgreSQL run of this test is skipped"
@@ -45,6 +45,19 @@ async def empty_database(backend: str, tmp_path: Path) -> AsyncIterator[Target]:
         async with admin.begin() as conn:
             await conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
         await admin.dispose()
+
+
+@contextlib.asynccontextmanager
+async def at_revision(backend: str, tmp_path: Path, revision: str) -> AsyncIterator[Database]:
+    """A database of an older revision in use: brought to the newest schema, then down."""
+    async with empty_database(backend, tmp_path) as target:
+        db = await target.connect()
+        try:
+            await db.upgrade()
+            await migrate(db, "downgrade", revision)
+            yield db
+        finally:
+            await db.close()
 
 
 @pytest.fixture(params=BACKENDS)

@@ -10,7 +10,7 @@ from pathlib import Path
 from sqlalchemy import text
 
 from bot.db.database import Database
-from tests.persistence.conftest import empty_database
+from tests.persistence.conftest import at_revision
 from tests.persistence.helpers import GUILD, create, every_row, hit, log_of, migrate
 
 
@@ -44,46 +44,40 @@ async def _next_event_id(db: Database, character_id: int) -> int:
 async def test_the_event_log_drops_autoincrement_and_keeps_every_row(
     backend: str, tmp_path: Path
 ) -> None:
-    async with empty_database(backend, tmp_path) as target:
-        db = await target.connect()
-        try:
-            await db.upgrade()
-            await migrate(db, "downgrade", "0005")
-            # A database of 0005 in use: events of three characters, the newest one's deleted.
-            roryn = await create(db, "Roryn")
-            await create(db, "Sera", guild_id=2002)
-            gone = await create(db, "Ash")
-            await hit(db, "Roryn", 2)
-            async with db.transaction(GUILD) as uow:
-                await uow.log(gone.id, 7, "character delete", {}, before=gone.sheet)
-                await uow.delete_character(gone.id)
-            before = await every_row(db)
-            newest = max(int(row[0]) for row in before["events"])
-            if not target.postgres:
-                old_events = await _schema(db, "events")
-                old_columns = await _columns(db)
-                assert _autoincrement(old_events, "events")
+    async with at_revision(backend, tmp_path, "0005") as db:
+        # A database of 0005 in use: events of three characters, the newest one's deleted.
+        roryn = await create(db, "Roryn")
+        await create(db, "Sera", guild_id=2002)
+        gone = await create(db, "Ash")
+        await hit(db, "Roryn", 2)
+        async with db.transaction(GUILD) as uow:
+            await uow.log(gone.id, 7, "character delete", {}, before=gone.sheet)
+            await uow.delete_character(gone.id)
+        before = await every_row(db)
+        newest = max(int(row[0]) for row in before["events"])
+        if not db.postgres:
+            old_events = await _schema(db, "events")
+            old_columns = await _columns(db)
+            assert _autoincrement(old_events, "events")
 
-            await db.upgrade()
-            assert await every_row(db) == before
-            if not target.postgres:
-                events = await _schema(db, "events")
-                assert not _autoincrement(events, "events")
-                assert await _columns(db) == old_columns  # the same columns in their order
-                # The same indexes, on the same columns; only the table's text changed.
-                assert [row for row in events if row[0] != "events"] == [
-                    row for row in old_events if row[0] != "events"
-                ]
-                assert _autoincrement(await _schema(db, "characters"), "characters")
-            assert await _next_event_id(db, roryn.id) == newest + 1
-            # A new character never takes the deleted one's id.
-            assert (await create(db, "Bryn")).id > gone.id
+        await db.upgrade()
+        assert await every_row(db) == before
+        if not db.postgres:
+            events = await _schema(db, "events")
+            assert not _autoincrement(events, "events")
+            assert await _columns(db) == old_columns  # the same columns in their order
+            # The same indexes, on the same columns; only the table's text changed.
+            assert [row for row in events if row[0] != "events"] == [
+                row for row in old_events if row[0] != "events"
+            ]
+            assert _autoincrement(await _schema(db, "characters"), "characters")
+        assert await _next_event_id(db, roryn.id) == newest + 1
+        # A new character never takes the deleted one's id.
+        assert (await create(db, "Bryn")).id > gone.id
 
-            after = await every_row(db)
-            await migrate(db, "downgrade", "0005")
-            assert await every_row(db) == after
-            if not target.postgres:
-                assert _autoincrement(await _schema(db, "events"), "events")
-            assert await _next_event_id(db, roryn.id) == max(int(r[0]) for r in after["events"]) + 1
-        finally:
-            await db.close()
+        after = await every_row(db)
+        await migrate(db, "downgrade", "0005")
+        assert await every_row(db) == after
+        if not db.postgres:
+            assert _autoincrement(await _schema(db, "events"), "events")
+        assert await _next_event_id(db, roryn.id) == max(int(r[0]) for r in after["events"]) + 1
