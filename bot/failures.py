@@ -11,6 +11,7 @@ import aiohttp
 import discord
 from discord import app_commands
 
+from bot.db.errors import Unreachable
 from bot.logs import component_name
 from bot.options import leaf_options
 from bot.render.common import escape
@@ -62,10 +63,14 @@ def refusal_text(error: BaseException) -> str | None:
 
 
 async def answer_failure(interaction: discord.Interaction[Any], error: BaseException) -> str:
-    """Answer a failed command or click privately: a refusal's own text, a bug logged. Returns
-    the outcome for the log line (refused or error)."""
+    """Answer a failed command or click privately: a refusal's own text, a bug logged, a
+    database out of reach told and logged. Returns the outcome for the log line (refused or
+    error)."""
     message = refusal_text(error)
     outcome = ERROR if message is None else REFUSED
+    if isinstance(error, Unreachable):  # the member is told; the operator must see it too
+        outcome = ERROR
+        log.warning("%s could not reach the database: %r", _subject(interaction), error.__cause__)
     if message is None and isinstance(error, REPLY_ERRORS):
         log.warning(
             "the reply to %s failed (guild %s, user %s): %r",

@@ -10,12 +10,13 @@ from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.exc import DBAPIError, OperationalError
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.pool import Pool
 
 from bot.db.busy import Busy, deadline, remaining
 from bot.db.codec import Clock, utc_now
 from bot.db.engine import DEADLINE, READ_ONLY, create_engine, database_url
+from bot.db.errors import Unreachable, could_not_connect
 from bot.db.hotpath import Command, Decide, SQLiteHotPath
 from bot.db.looks import Looks
 from bot.db.migrate import upgrade_engine
@@ -199,7 +200,7 @@ class Database:
     async def _begin(
         self, guild_id: int, read_only: bool, until: float
     ) -> AsyncIterator[UnitOfWork]:
-        async with self.engine.connect() as conn:
+        async with _connected(self.engine) as conn:
             await conn.execution_options(**{READ_ONLY: read_only, DEADLINE: until})
             async with conn.begin():
                 yield UnitOfWork(
@@ -215,6 +216,23 @@ class Database:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
+
+
+@contextlib.asynccontextmanager
+async def _connected(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
+    """A connection of the engine's pool; Unreachable when none can be made (a failure after
+    that, in the transaction, is not this one's to name)."""
+    connected = False
+    try:
+        async with engine.connect() as conn:
+            connected = True
+            yield conn
+    except Exception as error:
+        # A lock waited for past the budget: the transaction says Busy.
+        locked = isinstance(error, DBAPIError) and _gave_up_waiting(error)
+        if not connected and not locked and could_not_connect(error):
+            raise Unreachable() from error
+        raise
 
 
 async def _bounded(lock: asyncio.Lock, until: float) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 
 from sqlalchemy import event
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.util import await_
 
@@ -16,6 +17,9 @@ from bot.db.codec import dumps
 
 DEFAULT_URL = "sqlite+aiosqlite:///lastgasp.db"
 BUSY_TIMEOUT_MS = int(LOCK_BUDGET_S * 1000)
+# How long connecting to PostgreSQL may take (asyncpg's `timeout`, 60 s by default): a server
+# that does not answer is told to the member in seconds, not after a minute (errors.py).
+CONNECT_TIMEOUT_S = 5.0
 # Set on a connection whose transaction only reads: SQLite then begins DEFERRED, not IMMEDIATE.
 READ_ONLY = "lastgasp_read_only"
 # Set on a connection before its transaction: the time.monotonic() its waits end at (busy.py).
@@ -44,15 +48,16 @@ def create_engine(url: str, *, connect_args: dict[str, Any] | None = None) -> As
     if backend == "postgresql":
         if parsed.get_driver_name() != "asyncpg":
             raise ValueError("PostgreSQL needs the async driver: postgresql+asyncpg://…")
-        # No pre-ping (a round trip per command): a connection lost to a server restart fails
-        # one transaction, which rolls back, and SQLAlchemy then renews the whole pool.
-        args = dict(connect_args or {})
+        # No pre-ping (a round trip per command): one the server closed while it lay in the
+        # pool is replaced without a round trip (below); one lost during a transaction fails
+        # that transaction, which rolls back, and SQLAlchemy then renews the whole pool.
+        args = {"timeout": CONNECT_TIMEOUT_S, **(connect_args or {})}
         # Every statement waits for a row lock at most the budget (busy.py), then fails.
         args["server_settings"] = {
             "lock_timeout": f"{BUSY_TIMEOUT_MS}ms",
             **args.get("server_settings", {}),
         }
-        return create_async_engine(
+        engine = create_async_engine(
             url,
             connect_args=args,
             pool_size=10,
@@ -60,6 +65,15 @@ def create_engine(url: str, *, connect_args: dict[str, Any] | None = None) -> As
             pool_timeout=LOCK_BUDGET_S,
             json_serializer=dumps,
         )
+
+        @event.listens_for(engine.sync_engine, "checkout")
+        def _on_checkout(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
+            # One the server closed while it lay in the pool (a restart): the pool drops it
+            # and connects anew, instead of the transaction failing on it. No round trip.
+            if dbapi_connection.driver_connection.is_closed():
+                raise DisconnectionError()
+
+        return engine
     raise ValueError(
         f"unsupported database {backend!r}: use sqlite+aiosqlite or postgresql+asyncpg"
     )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from sqlalchemy.exc import DBAPIError
+
 from rules.errors import RuleError
 
 
@@ -21,3 +23,22 @@ def name_taken(name: str) -> RuleError:
     return RuleError(
         "This server already has a character named {name}. Choose another name.", name=name
     )
+
+
+class Unreachable(RuleError):
+    """No connection to the database could be made: refused, silent past CONNECT_TIMEOUT_S
+    (engine.py), or turned away by the server. The command never reached it."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "The bot cannot reach its database right now: nothing was changed. Try again in a "
+            "minute; if it keeps happening, tell the bot's admin."
+        )
+
+
+def could_not_connect(error: BaseException) -> bool:
+    """Whether `error`, raised while connecting, is the database's or the network's refusal
+    (and not a bug of ours, which stays one)."""
+    import asyncpg  # the hot path's driver errors come unwrapped
+
+    return isinstance(error, OSError | DBAPIError | asyncpg.PostgresError | asyncpg.InterfaceError)

@@ -35,7 +35,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from bot.db.busy import LOCK_BUDGET_S, Busy, deadline, remaining
 from bot.db.codec import Clock
 from bot.db.compiled import Compiled
-from bot.db.errors import name_taken, stale
+from bot.db.engine import CONNECT_TIMEOUT_S
+from bot.db.errors import Unreachable, could_not_connect, name_taken, stale
 from bot.db.guilds import settings_from_text
 from bot.db.hotpath import Command, Statements, actor_of
 from bot.db.records import Actor
@@ -132,9 +133,20 @@ class _Connections:
         self._idle: list[Any] = []
 
     async def take(self) -> Any:
+        """An idle connection, or a new one; Unreachable when none can be made. One the server
+        has closed since (a restart) is dropped, not used."""
         import asyncpg
 
-        return self._idle.pop() if self._idle else await asyncpg.connect(**self._params)
+        while self._idle:
+            conn = self._idle.pop()
+            if not conn.is_closed():
+                return conn
+        try:
+            return await asyncpg.connect(**self._params)
+        except Exception as error:
+            if could_not_connect(error):
+                raise Unreachable() from error
+            raise
 
     def give_back(self, conn: Any, failed: bool) -> None:
         if failed:
@@ -173,6 +185,7 @@ class PostgresHotPath:
         accepted = inspect.signature(asyncpg.connect).parameters
         params = {k: v for k, v in {**params, **connect_args}.items() if k in accepted}
         params["server_settings"] = {**SERVER_SETTINGS, **params.get("server_settings", {})}
+        params.setdefault("timeout", CONNECT_TIMEOUT_S)
         return cls(_Connections(params), engine.dialect, clock)
 
     async def act(self, command: Command) -> Outcome:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -28,6 +27,7 @@ from tests.ops.standin import (
     running_standin,
     sqlite_url,
 )
+from tests.silent_network import closed_port
 
 ONE_SETTING_LINE = re.compile(r"error: [A-Z_]+: [^\n|]+; [^\n|]+")
 
@@ -190,13 +190,6 @@ def test_migrate_says_one_thing_at_info_and_alembic_keeps_quiet(tmp_path):
 async def standin() -> AsyncIterator[DiscordStandIn]:
     async with running_standin() as running:
         yield running
-
-
-def closed_port() -> int:
-    """A port nothing listens on: connecting is refused at once, as without a network."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 async def run_against(url: str, cwd: Path, *args: str, **env: str) -> tuple[int, str, str]:

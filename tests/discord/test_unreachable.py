@@ -1,0 +1,88 @@
+"""The database stops answering while the bot runs (docs/commands.md, "Within Discord's 3
+seconds, always"): a play command on the hot path and a command in a unit of work are each
+answered privately within the window, "cannot reach its database … nothing was changed", the
+operator sees it in the log, and once the database answers again the same command goes
+through: nothing changed meanwhile, nothing lands late.
+
+The bot reaches the test's PostgreSQL server through a proxy that cuts what is open and then
+takes new connections without answering them (tests/silent_network.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from bot.db import engine, postgres_path
+from bot.offline import EPHEMERAL
+from tests.discord.conftest import (
+    PG_SERVER,
+    SKIP_PG,
+    Harness,
+    assert_refused,
+    postgres_database,
+    started,
+)
+from tests.discord.test_window import WINDOW_S, callbacks, run_timed, timed
+from tests.silent_network import Proxy, proxied
+
+UNREACHABLE = "cannot reach its database right now: nothing was changed"
+CONNECT_TIMEOUT_S = 0.5
+
+
+@pytest.fixture
+async def behind_proxy(
+    spec_validator: Any, monkeypatch: pytest.MonkeyPatch
+) -> AsyncIterator[tuple[Harness, Proxy]]:
+    if not PG_SERVER:
+        pytest.skip(SKIP_PG)
+    monkeypatch.setattr(engine, "CONNECT_TIMEOUT_S", CONNECT_TIMEOUT_S)
+    monkeypatch.setattr(postgres_path, "CONNECT_TIMEOUT_S", CONNECT_TIMEOUT_S)
+    async with (
+        postgres_database(PG_SERVER) as url,
+        proxied(url) as (through, proxy),
+        started(through, spec_validator) as harness,
+    ):
+        yield harness, proxy
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize(
+    ("command", "options"),
+    [("damage", {"character": "Roryn", "amount": 3}), ("day", {})],
+    ids=["damage", "day"],  # the hot path; a unit of work
+)
+async def test_a_database_that_stops_answering_is_told_within_the_window(
+    behind_proxy, caplog, command, options
+):
+    harness, proxy = behind_proxy
+    await harness.add_character("Roryn", vit=8)
+    before = await harness.snapshot()
+    await harness.run(harness.gm, command, **options)  # the connections it uses, now idle
+    done = await harness.snapshot()
+    assert done != before
+    record = timed(harness)
+
+    proxy.silence()
+    await asyncio.sleep(0.2)  # the cut connections reach the bot's loop
+    with caplog.at_level(logging.INFO, logger="lastgasp"):
+        result, took = await run_timed(harness, record, harness.gm, command, **options)
+    assert took < WINDOW_S, f"first callback after {took:.2f} s"
+    [callback] = callbacks(result)
+    assert callback.payload["type"] == 4 and callback.payload["data"]["flags"] & EPHEMERAL
+    text = assert_refused(result, UNREACHABLE, "tell the bot's admin")
+    assert "Something went wrong" not in text and "Discord did not take" not in text
+    warned = [r.getMessage() for r in caplog.records if r.name == "lastgasp.errors"]
+    assert any("could not reach the database" in line for line in warned), warned
+    [line] = [r.getMessage() for r in caplog.records if r.name == "lastgasp.commands"]
+    assert line.endswith("outcome=error")  # an error for the operator, not a refusal
+
+    proxy.resume()
+    await harness.driver.idle()
+    assert await harness.snapshot() == done  # nothing changed, nothing landed late
+    again = await harness.run(harness.gm, command, **options)
+    assert not again.ephemeral
+    assert await harness.snapshot() != done

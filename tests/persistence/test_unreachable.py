@@ -1,0 +1,153 @@
+"""A database the bot cannot reach: each command is refused with Unreachable within the connect
+timeout (engine.py's CONNECT_TIMEOUT_S, not asyncpg's minute), on the hot path and in a unit
+of work alike, and nothing else is named so; a connection the server closed while it lay idle
+(a restart) is dropped and replaced, not used."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import asyncpg
+import pytest
+from sqlalchemy.engine import make_url
+
+from bot.db import engine, postgres_path
+from bot.db.busy import Busy
+from bot.db.database import Database
+from bot.db.errors import Unreachable
+from tests.discord.test_window import sqlite_write_lock
+from tests.persistence.conftest import PG_URL, SKIP_PG, empty_database, upgraded
+from tests.persistence.helpers import GUILD, Target, create, hit, sheet_of
+from tests.silent_network import closed_port, silent_port
+
+TIMEOUT_S = 0.3
+# Well under asyncpg's own 60 s: the refusal came from our timeout, not its.
+PROMPTLY_S = 3.0
+
+
+@pytest.fixture
+def quick_connect(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(engine, "CONNECT_TIMEOUT_S", TIMEOUT_S)
+    monkeypatch.setattr(postgres_path, "CONNECT_TIMEOUT_S", TIMEOUT_S)
+
+
+async def refused_with(db: Database, *, hot: bool) -> BaseException | None:
+    """Unreachable's cause for a command (the hot path's /damage) or a unit of work; fails the
+    test if it took long or raised anything else."""
+    started = time.monotonic()
+    with pytest.raises(Unreachable) as raised:
+        if hot:
+            await hit(db, "Roryn", 1)
+        else:
+            async with db.transaction(GUILD) as uow:
+                await uow.settings()
+    assert time.monotonic() - started < PROMPTLY_S
+    assert "nothing was changed" in str(raised.value)
+    return raised.value.__cause__
+
+
+@pytest.fixture
+async def silent_url() -> AsyncIterator[str]:
+    async with silent_port() as port:
+        yield f"postgresql+asyncpg://postgres@127.0.0.1:{port}/test"
+
+
+@pytest.mark.parametrize("hot", [True, False], ids=["hot path", "unit of work"])
+async def test_a_server_that_does_not_answer_is_unreachable_within_the_timeout(
+    quick_connect, silent_url, hot
+):
+    db = await Database.connect(silent_url)
+    try:
+        assert isinstance(await refused_with(db, hot=hot), TimeoutError)
+        assert isinstance(await refused_with(db, hot=hot), TimeoutError)  # and again, alike
+    finally:
+        await db.close()
+
+
+@pytest.mark.parametrize("hot", [True, False], ids=["hot path", "unit of work"])
+async def test_a_refused_connection_is_unreachable(hot):
+    db = await Database.connect(f"postgresql+asyncpg://postgres@127.0.0.1:{closed_port()}/test")
+    try:
+        assert isinstance(await refused_with(db, hot=hot), ConnectionRefusedError)
+    finally:
+        await db.close()
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("hot", [True, False], ids=["hot path", "unit of work"])
+async def test_a_server_that_turns_the_bot_away_is_unreachable(hot):
+    if not PG_URL:
+        pytest.skip(SKIP_PG)
+    url = make_url(PG_URL).set(database="lastgasp_no_such_database")
+    db = await Database.connect(url.render_as_string(hide_password=False))
+    try:
+        cause = await refused_with(db, hot=hot)
+        assert "lastgasp_no_such_database" in str(cause)  # the server's own words, logged
+    finally:
+        await db.close()
+
+
+async def test_an_error_inside_the_transaction_is_not_called_unreachable(tmp_path: Path):
+    """Only connecting is named so: an OSError of the transaction's own stays itself."""
+    db = await Database.connect(f"sqlite+aiosqlite:///{tmp_path / 'x.db'}")
+    try:
+        await db.upgrade()
+        with pytest.raises(OSError, match="the disk"):
+            async with db.transaction(GUILD):
+                raise OSError("the disk")
+    finally:
+        await db.close()
+
+
+APP = "lastgasp_restart_test"
+
+
+@pytest.mark.postgres
+async def test_connections_the_server_closed_while_idle_are_replaced(tmp_path: Path):
+    """A restart of the server closes every connection the bot holds idle: the next command
+    and the next unit of work connect anew instead of failing on them."""
+    async with empty_database("postgresql", tmp_path) as target:
+        settings = {**target.connect_args["server_settings"], "application_name": APP}
+        named = Target(target.url, {**target.connect_args, "server_settings": settings})
+        async with upgraded(named) as db:
+            row = await create(db, "Roryn", vit=8)
+            await hit(db, "Roryn", 1)  # the hot path's connection, now idle
+            assert (await sheet_of(db, row.id)).vit == 7  # the pool's, now idle
+            assert await end_connections(APP) >= 2
+            await asyncio.sleep(0.2)  # the closed sockets reach the bot's loop
+            await hit(db, "Roryn", 1)
+            assert (await sheet_of(db, row.id)).vit == 6
+
+
+async def end_connections(application_name: str) -> int:
+    """What a restart of the server does to them: every connection so named ended."""
+    assert PG_URL
+    dsn = make_url(PG_URL).set(drivername="postgresql").render_as_string(hide_password=False)
+    admin = await asyncpg.connect(dsn)
+    try:
+        return int(
+            await admin.fetchval(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+                " WHERE application_name = $1",
+                application_name,
+            )
+        )
+    finally:
+        await admin.close()
+
+
+async def test_a_lock_met_while_connecting_is_busy_not_unreachable(tmp_path: Path):
+    """A new SQLite connection's pragmas wait for another process's lock as any statement does
+    (a file not yet in WAL mode, held by a backup tool): past the budget the table is busy
+    (try again in a moment), not out of reach."""
+    path = str(tmp_path / "x.db")
+    db = await Database.connect(f"sqlite+aiosqlite:///{path}", hot_path=False)
+    try:
+        with sqlite_write_lock(path, 3.0), pytest.raises(Busy):  # the file made by the holder
+            async with db.transaction(GUILD) as uow:
+                await uow.settings()
+    finally:
+        await db.close()

@@ -1,0 +1,99 @@
+"""Servers out of reach, for the tests of what a member or an operator is told then: a port
+nothing listens on, one that takes connections and never answers them, and a TCP proxy in
+front of the test's PostgreSQL server that stops answering."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+from collections.abc import AsyncIterator
+
+from sqlalchemy.engine import make_url
+
+
+def closed_port() -> int:
+    """A port nothing listens on: connecting is refused at once, as without a network."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@contextlib.asynccontextmanager
+async def silent_port() -> AsyncIterator[int]:
+    """A port that accepts connections and never says a word (a server that hangs, or a
+    firewall that swallows the answers)."""
+    held: list[asyncio.StreamWriter] = []
+    server = await asyncio.start_server(lambda _r, w: held.append(w), "127.0.0.1", 0)
+    try:
+        yield server.sockets[0].getsockname()[1]
+    finally:
+        server.close()
+        for writer in held:
+            writer.close()
+
+
+class Proxy:
+    """Forwards every connection to the server, until `silence()`: then what is open is cut
+    (the server's side of a restart) and new connections are taken but never answered, until
+    `resume()`."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self._target = (host, port)
+        self._silent = False
+        self._open: set[asyncio.StreamWriter] = set()
+        self._server: asyncio.Server | None = None
+
+    async def start(self) -> int:
+        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        return int(self._server.sockets[0].getsockname()[1])
+
+    def silence(self) -> None:
+        self._silent = True
+        for writer in list(self._open):
+            writer.close()
+
+    def resume(self) -> None:
+        self._silent = False
+
+    async def close(self) -> None:
+        self.silence()
+        if self._server is not None:
+            self._server.close()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self._open.add(writer)
+        try:
+            if self._silent:
+                await reader.read()  # until the client gives up
+                return
+            up_reader, up_writer = await asyncio.open_connection(*self._target)
+            self._open.add(up_writer)
+            try:
+                await asyncio.gather(_pipe(reader, up_writer), _pipe(up_reader, writer))
+            finally:
+                self._open.discard(up_writer)
+                up_writer.close()
+        finally:
+            self._open.discard(writer)
+            writer.close()
+
+
+async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    with contextlib.suppress(ConnectionError):
+        while data := await reader.read(65536):
+            writer.write(data)
+            await writer.drain()
+    writer.close()
+
+
+@contextlib.asynccontextmanager
+async def proxied(url: str) -> AsyncIterator[tuple[str, Proxy]]:
+    """`url` (a PostgreSQL server's) reached through a Proxy: the proxied URL and the proxy."""
+    parsed = make_url(url)
+    proxy = Proxy(parsed.host or "127.0.0.1", parsed.port or 5432)
+    port = await proxy.start()
+    try:
+        yield parsed.set(host="127.0.0.1", port=port).render_as_string(hide_password=False), proxy
+    finally:
+        await proxy.close()

@@ -1,0 +1,38 @@
+"""The campaign page while its database does not answer: 503, a page that says so and what to
+do (reload in a minute), within the connect timeout; the page again once it answers."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from bot.db import engine, postgres_path
+from tests.discord.conftest import PG_SERVER, SKIP_PG, postgres_database
+from tests.silent_network import proxied
+from tests.web.conftest import serving
+
+
+@pytest.mark.postgres
+async def test_a_database_that_stops_answering_is_a_503_saying_so(spec_validator, monkeypatch):
+    if not PG_SERVER:
+        pytest.skip(SKIP_PG)
+    monkeypatch.setattr(engine, "CONNECT_TIMEOUT_S", 0.5)
+    monkeypatch.setattr(postgres_path, "CONNECT_TIMEOUT_S", 0.5)
+    async with (
+        postgres_database(PG_SERVER) as url,
+        proxied(url) as (through, proxy),
+        serving(through, spec_validator) as site,
+    ):
+        await site.h.add_character("Roryn")
+        page = await site.open(site.h.owner)
+        assert page.status == 200 and "Roryn" in page.text
+        proxy.silence()
+        await asyncio.sleep(0.2)  # the cut connections reach the bot's loop
+        down = await page.get("")
+        assert down.status == 503
+        assert "cannot reach its database right now: reload in a minute" in down.text
+        assert "Roryn" not in down.text
+        proxy.resume()
+        again = await page.get("")
+        assert again.status == 200 and "Roryn" in again.text
