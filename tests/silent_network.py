@@ -9,7 +9,17 @@ import contextlib
 import socket
 from collections.abc import AsyncIterator
 
+import pytest
 from sqlalchemy.engine import make_url
+
+from bot.db import engine, postgres_path
+
+
+def connect_timeout(monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
+    """Connecting to PostgreSQL gives up after `seconds` instead of CONNECT_TIMEOUT_S, for the
+    engine's connections and the hot path's alike."""
+    monkeypatch.setattr(engine, "CONNECT_TIMEOUT_S", seconds)
+    monkeypatch.setattr(postgres_path, "CONNECT_TIMEOUT_S", seconds)
 
 
 def closed_port() -> int:

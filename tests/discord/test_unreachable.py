@@ -16,7 +16,6 @@ from typing import Any
 
 import pytest
 
-from bot.db import engine, postgres_path
 from bot.offline import EPHEMERAL
 from tests.discord.conftest import (
     PG_SERVER,
@@ -27,7 +26,7 @@ from tests.discord.conftest import (
     started,
 )
 from tests.discord.test_window import WINDOW_S, callbacks, run_timed, timed
-from tests.silent_network import Proxy, proxied
+from tests.silent_network import Proxy, connect_timeout, proxied
 
 UNREACHABLE = "cannot reach its database right now: nothing was changed"
 CONNECT_TIMEOUT_S = 0.5
@@ -39,8 +38,7 @@ async def behind_proxy(
 ) -> AsyncIterator[tuple[Harness, Proxy]]:
     if not PG_SERVER:
         pytest.skip(SKIP_PG)
-    monkeypatch.setattr(engine, "CONNECT_TIMEOUT_S", CONNECT_TIMEOUT_S)
-    monkeypatch.setattr(postgres_path, "CONNECT_TIMEOUT_S", CONNECT_TIMEOUT_S)
+    connect_timeout(monkeypatch, CONNECT_TIMEOUT_S)
     async with (
         postgres_database(PG_SERVER) as url,
         proxied(url) as (through, proxy),

@@ -14,14 +14,13 @@ import asyncpg
 import pytest
 from sqlalchemy.engine import make_url
 
-from bot.db import engine, postgres_path
 from bot.db.busy import Busy
 from bot.db.database import Database
 from bot.db.errors import Unreachable
 from tests.discord.test_window import sqlite_write_lock
 from tests.persistence.conftest import PG_URL, SKIP_PG, empty_database, upgraded
 from tests.persistence.helpers import GUILD, Target, create, hit, sheet_of
-from tests.silent_network import closed_port, silent_port
+from tests.silent_network import closed_port, connect_timeout, silent_port
 
 TIMEOUT_S = 0.3
 # Well under asyncpg's own 60 s: the refusal came from our timeout, not its.
@@ -30,8 +29,7 @@ PROMPTLY_S = 3.0
 
 @pytest.fixture
 def quick_connect(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(engine, "CONNECT_TIMEOUT_S", TIMEOUT_S)
-    monkeypatch.setattr(postgres_path, "CONNECT_TIMEOUT_S", TIMEOUT_S)
+    connect_timeout(monkeypatch, TIMEOUT_S)
 
 
 async def refused_with(db: Database, *, hot: bool) -> BaseException | None:

@@ -7,9 +7,8 @@ import asyncio
 
 import pytest
 
-from bot.db import engine, postgres_path
 from tests.discord.conftest import PG_SERVER, SKIP_PG, postgres_database
-from tests.silent_network import proxied
+from tests.silent_network import connect_timeout, proxied
 from tests.web.conftest import serving
 
 
@@ -17,8 +16,7 @@ from tests.web.conftest import serving
 async def test_a_database_that_stops_answering_is_a_503_saying_so(spec_validator, monkeypatch):
     if not PG_SERVER:
         pytest.skip(SKIP_PG)
-    monkeypatch.setattr(engine, "CONNECT_TIMEOUT_S", 0.5)
-    monkeypatch.setattr(postgres_path, "CONNECT_TIMEOUT_S", 0.5)
+    connect_timeout(monkeypatch, 0.5)
     async with (
         postgres_database(PG_SERVER) as url,
         proxied(url) as (through, proxy),
