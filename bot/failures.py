@@ -11,7 +11,7 @@ import aiohttp
 import discord
 from discord import app_commands
 
-from bot.db.errors import Unreachable
+from bot.db.errors import NoAnswer, Unreachable
 from bot.logs import component_name
 from bot.options import leaf_options
 from bot.render.common import escape
@@ -68,9 +68,9 @@ async def answer_failure(interaction: discord.Interaction[Any], error: BaseExcep
     error)."""
     message = refusal_text(error)
     outcome = ERROR if message is None else REFUSED
-    if isinstance(error, Unreachable):  # the member is told; the operator must see it too
-        outcome = ERROR
-        log.warning("%s could not reach the database: %r", _subject(interaction), error.__cause__)
+    if isinstance(error, Unreachable | NoAnswer):  # the member is told; the operator must see
+        outcome = ERROR  # it too
+        log.warning("%s %s: %r", _subject(interaction), error.logged, error.__cause__)
     if message is None and isinstance(error, REPLY_ERRORS):
         log.warning(
             "the reply to %s failed (guild %s, user %s): %r",

@@ -46,11 +46,14 @@ async def silent_port() -> AsyncIterator[int]:
 class Proxy:
     """Forwards every connection to the server, until `silence()`: then what is open is cut
     (the server's side of a restart) and new connections are taken but never answered, until
-    `resume()`."""
+    `resume()`. `freeze()` holds whatever either side sends on the open connections (a network
+    that stalls mid-command), until `thaw()` lets it through."""
 
     def __init__(self, host: str, port: int) -> None:
         self._target = (host, port)
         self._silent = False
+        self._flowing = asyncio.Event()
+        self._flowing.set()
         self._open: set[asyncio.StreamWriter] = set()
         self._server: asyncio.Server | None = None
 
@@ -66,7 +69,14 @@ class Proxy:
     def resume(self) -> None:
         self._silent = False
 
+    def freeze(self) -> None:
+        self._flowing.clear()
+
+    def thaw(self) -> None:
+        self._flowing.set()
+
     async def close(self) -> None:
+        self.thaw()
         self.silence()
         if self._server is not None:
             self._server.close()
@@ -80,7 +90,7 @@ class Proxy:
             up_reader, up_writer = await asyncio.open_connection(*self._target)
             self._open.add(up_writer)
             try:
-                await asyncio.gather(_pipe(reader, up_writer), _pipe(up_reader, writer))
+                await asyncio.gather(self._pipe(reader, up_writer), self._pipe(up_reader, writer))
             finally:
                 self._open.discard(up_writer)
                 up_writer.close()
@@ -88,13 +98,13 @@ class Proxy:
             self._open.discard(writer)
             writer.close()
 
-
-async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-    with contextlib.suppress(ConnectionError):
-        while data := await reader.read(65536):
-            writer.write(data)
-            await writer.drain()
-    writer.close()
+    async def _pipe(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        with contextlib.suppress(ConnectionError):
+            while data := await reader.read(65536):
+                await self._flowing.wait()
+                writer.write(data)
+                await writer.drain()
+        writer.close()
 
 
 @contextlib.asynccontextmanager

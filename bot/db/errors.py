@@ -29,10 +29,25 @@ class Unreachable(RuleError):
     """No connection to the database could be made: refused, silent past CONNECT_TIMEOUT_S
     (engine.py), or turned away by the server. The command never reached it."""
 
+    logged = "could not reach the database"
+
     def __init__(self) -> None:
         super().__init__(
             "The bot cannot reach its database right now: nothing was changed. Try again in a "
             "minute; if it keeps happening, tell the bot's admin."
+        )
+
+
+class NoAnswer(RuleError):
+    """The database stopped answering in the middle of a command (postgres_path.py's
+    ROUND_TRIP_TIMEOUT_S): whether its change was saved is not known."""
+
+    logged = "got no answer from the database"
+
+    def __init__(self) -> None:
+        super().__init__(
+            "The bot's database stopped answering. Check /history before you try again: it "
+            "shows whether the change was made. If it keeps happening, tell the bot's admin."
         )
 
 

@@ -36,7 +36,7 @@ from bot.db.busy import LOCK_BUDGET_S, Busy, deadline, remaining
 from bot.db.codec import Clock
 from bot.db.compiled import Compiled
 from bot.db.engine import CONNECT_TIMEOUT_S
-from bot.db.errors import Unreachable, could_not_connect, name_taken, stale
+from bot.db.errors import NoAnswer, Unreachable, could_not_connect, name_taken, stale
 from bot.db.guilds import settings_from_text
 from bot.db.hotpath import Command, Statements, actor_of
 from bot.db.records import Actor
@@ -57,6 +57,10 @@ POOL_SIZE = 10
 _GROUP = 16
 # Server-side bounds of every wait (busy.py): a statement waiting for a row lock gives up.
 SERVER_SETTINGS = {"lock_timeout": f"{int(LOCK_BUDGET_S * 1000)}ms"}
+# A round trip's answer waited for at most this long (asyncpg's `command_timeout`), far past
+# any lock wait: past it the server or the network is gone, and the group's commands are told
+# so (NoAnswer) instead of waiting until the network gives up.
+ROUND_TRIP_TIMEOUT_S = 10.0
 
 _KINDS: tuple[Target, ...] = ("name", 0, None)  # one target of each kind
 
@@ -186,6 +190,7 @@ class PostgresHotPath:
         params = {k: v for k, v in {**params, **connect_args}.items() if k in accepted}
         params["server_settings"] = {**SERVER_SETTINGS, **params.get("server_settings", {})}
         params.setdefault("timeout", CONNECT_TIMEOUT_S)
+        params.setdefault("command_timeout", ROUND_TRIP_TIMEOUT_S)
         return cls(_Connections(params), engine.dialect, clock)
 
     async def act(self, command: Command) -> Outcome:
@@ -264,8 +269,11 @@ class PostgresHotPath:
                 group = self._claim()
         except BaseException as error:  # the connection failed: each asker left is told
             failed = True
+            told = NoAnswer() if isinstance(error, TimeoutError) else error
+            if told is not error:
+                told.__cause__ = error
             for ask in group:
-                ask.answer(None, error)
+                ask.answer(None, told)
             if not isinstance(error, Exception):
                 raise
         finally:
@@ -314,6 +322,8 @@ class PostgresHotPath:
                 else:
                     rows.add(actor.row.id)
                     decided.append(_Decided(ask, *self._decided(ask.command, actor, version)))
+            except TimeoutError:  # the connection no longer answers: the group's (_run)
+                raise
             except Exception as error:  # a refusal, or a bug in the rule: that command's
                 ask.answer(None, error)
         refused, lost = await self._save(conn, decided)

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from bot.db import postgres_path
 from bot.offline import EPHEMERAL
 from tests.discord.conftest import (
     PG_SERVER,
@@ -30,6 +31,7 @@ from tests.silent_network import Proxy, connect_timeout, proxied
 
 UNREACHABLE = "cannot reach its database right now: nothing was changed"
 CONNECT_TIMEOUT_S = 0.5
+ROUND_TRIP_TIMEOUT_S = 1.0
 
 
 @pytest.fixture
@@ -39,12 +41,18 @@ async def behind_proxy(
     if not PG_SERVER:
         pytest.skip(SKIP_PG)
     connect_timeout(monkeypatch, CONNECT_TIMEOUT_S)
+    # Read as the hot path opens, with the bot: a stall is told after a second, not ten.
+    monkeypatch.setattr(postgres_path, "ROUND_TRIP_TIMEOUT_S", ROUND_TRIP_TIMEOUT_S)
     async with (
         postgres_database(PG_SERVER) as url,
         proxied(url) as (through, proxy),
         started(through, spec_validator) as harness,
     ):
-        yield harness, proxy
+        try:
+            yield harness, proxy
+        finally:  # the bot's connections close through it: a failed test must not hang there
+            proxy.thaw()
+            proxy.resume()
 
 
 @pytest.mark.postgres
@@ -84,3 +92,34 @@ async def test_a_database_that_stops_answering_is_told_within_the_window(
     again = await harness.run(harness.gm, command, **options)
     assert not again.ephemeral
     assert await harness.snapshot() != done
+
+
+@pytest.mark.postgres
+async def test_a_database_that_stalls_mid_command_is_told_to_check_history(behind_proxy, caplog):
+    """The hot path's round trip waits ROUND_TRIP_TIMEOUT_S at most: then its commands are
+    told that the database stopped answering and to check /history (whether a save landed
+    cannot be known), and its connection is dropped; the next command goes through."""
+    harness, proxy = behind_proxy
+    await harness.add_character("Roryn", vit=8)
+    record = timed(harness)
+    await harness.run(harness.gm, "damage", character="Roryn", amount=1)  # a connection, idle
+    proxy.freeze()
+    with caplog.at_level(logging.INFO, logger="lastgasp"):
+        result, took = await run_timed(
+            harness, record, harness.gm, "damage", character="Roryn", amount=3
+        )
+    assert ROUND_TRIP_TIMEOUT_S <= took < WINDOW_S, f"first callback after {took:.2f} s"
+    [callback] = callbacks(result)  # the answer itself, not a defer
+    assert callback.payload["type"] == 4 and callback.payload["data"]["flags"] & EPHEMERAL
+    text = assert_refused(result, "stopped answering", "Check /history before you try again")
+    assert "nothing was changed" not in text  # it cannot be known
+    warned = [r.getMessage() for r in caplog.records if r.name == "lastgasp.errors"]
+    assert any("got no answer from the database" in line for line in warned), warned
+    [line] = [r.getMessage() for r in caplog.records if r.name == "lastgasp.commands"]
+    assert line.endswith("outcome=error")
+
+    proxy.thaw()
+    await harness.driver.idle()
+    done = await harness.run(harness.gm, "damage", character="Roryn", amount=1)
+    assert not done.ephemeral
+    assert (await harness.sheet("Roryn")).vit == 6  # the stalled load never became a change

@@ -16,7 +16,7 @@ from sqlalchemy.engine import make_url
 
 from bot.db.busy import Busy
 from bot.db.database import Database
-from bot.db.errors import Unreachable
+from bot.db.errors import NoAnswer, Unreachable
 from tests.discord.test_window import sqlite_write_lock
 from tests.persistence.conftest import PG_URL, SKIP_PG, empty_database, upgraded
 from tests.persistence.helpers import GUILD, Target, create, hit, sheet_of
@@ -149,3 +149,25 @@ async def test_a_lock_met_while_connecting_is_busy_not_unreachable(tmp_path: Pat
                 await uow.settings()
     finally:
         await db.close()
+
+
+@pytest.mark.postgres
+async def test_a_stall_in_a_later_round_trip_of_a_group_ends_the_whole_group(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """The driver's timeout (asyncpg's command_timeout) on the round trip for a name that is
+    not there: every command of that group is told the database stopped answering, none goes
+    on over the connection (it is dropped), nothing is saved."""
+    from bot.db.postgres_path import PostgresHotPath
+
+    async def stalls(self: PostgresHotPath, conn: object, guild_id: int) -> None:
+        raise TimeoutError  # as asyncpg raises it past command_timeout
+
+    async with empty_database("postgresql", tmp_path) as target, upgraded(target) as db:
+        row = await create(db, "Roryn", vit=8)
+        monkeypatch.setattr(PostgresHotPath, "_nobody", stalls)
+        told = await asyncio.gather(  # asked in one turn: one group
+            hit(db, "Nobody", 1), hit(db, "Roryn", 1), return_exceptions=True
+        )
+        assert [type(error) for error in told] == [NoAnswer, NoAnswer]
+        assert (await sheet_of(db, row.id)).vit == 8
