@@ -68,8 +68,8 @@ async def answer_failure(interaction: discord.Interaction[Any], error: BaseExcep
     error)."""
     message = refusal_text(error)
     outcome = ERROR if message is None else REFUSED
-    if isinstance(error, Unreachable | NoAnswer):  # the member is told; the operator must see
-        outcome = ERROR  # it too
+    if isinstance(error, Unreachable | NoAnswer):  # told to the member, and to the operator
+        outcome = ERROR
         log.warning("%s %s: %r", _subject(interaction), error.logged, error.__cause__)
     if message is None and isinstance(error, REPLY_ERRORS):
         log.warning(

@@ -269,8 +269,9 @@ class PostgresHotPath:
                 group = self._claim()
         except BaseException as error:  # the connection failed: each asker left is told
             failed = True
-            told = NoAnswer() if isinstance(error, TimeoutError) else error
-            if told is not error:
+            told: BaseException = error
+            if isinstance(error, TimeoutError):  # asyncpg's command_timeout: no answer
+                told = NoAnswer()
                 told.__cause__ = error
             for ask in group:
                 ask.answer(None, told)
