@@ -1,7 +1,8 @@
 """A database the bot cannot reach: each command is refused with Unreachable within the connect
 timeout (engine.py's CONNECT_TIMEOUT_S, not asyncpg's minute), on the hot path and in a unit
-of work alike, and nothing else is named so; a connection the server closed while it lay idle
-(a restart) is dropped and replaced, not used."""
+of work alike, and nothing else is named so (an error inside the transaction, a lock met while
+connecting: Busy); a connection the server closed while it lay idle (a restart) is dropped and
+replaced, not used; a round trip that gets no answer ends its whole group with NoAnswer."""
 
 from __future__ import annotations
 
