@@ -22,6 +22,13 @@ def connect_timeout(monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
     monkeypatch.setattr(postgres_path, "CONNECT_TIMEOUT_S", seconds)
 
 
+def round_trip_timeout(monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
+    """A round trip's answer is waited for `seconds` instead of ROUND_TRIP_TIMEOUT_S, on the
+    engine's connections and the hot path's alike (read as each connects)."""
+    monkeypatch.setattr(engine, "ROUND_TRIP_TIMEOUT_S", seconds)
+    monkeypatch.setattr(postgres_path, "ROUND_TRIP_TIMEOUT_S", seconds)
+
+
 def closed_port() -> int:
     """A port nothing listens on: connecting is refused at once, as without a network."""
     with socket.socket() as probe:

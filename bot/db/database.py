@@ -16,10 +16,10 @@ from sqlalchemy.pool import Pool
 from bot.db.busy import Busy, deadline, remaining
 from bot.db.codec import Clock, utc_now
 from bot.db.engine import DEADLINE, READ_ONLY, create_engine, database_url
-from bot.db.errors import Unreachable, could_not_connect
+from bot.db.errors import NoAnswer, Unreachable, could_not_connect
 from bot.db.hotpath import Command, Decide, SQLiteHotPath
 from bot.db.looks import Looks
-from bot.db.migrate import upgrade_engine
+from bot.db.migrate import upgrade, upgrade_engine
 from bot.db.postgres_path import PostgresHotPath
 from bot.db.records import Actor, Board
 from bot.db.tables import boards, events
@@ -39,8 +39,10 @@ class Database:
         hot: SQLiteHotPath | PostgresHotPath | None = None,
         *,
         clock: Clock = utc_now,
+        connect_args: dict[str, Any] | None = None,
     ) -> None:
         self.engine = engine
+        self._connect_args = connect_args
         self.postgres = engine.dialect.name == "postgresql"
         self.clock = clock
         # The driver-level path of commands on one character (hotpath.py); None: the unit of
@@ -80,11 +82,17 @@ class Database:
             path = engine.url.database
             if path and path != ":memory:":
                 hot = SQLiteHotPath(path, engine.dialect, clock)
-        return cls(engine, hot, clock=clock)
+        return cls(engine, hot, clock=clock, connect_args=connect_args)
 
     async def upgrade(self) -> None:
-        """Bring the schema to the newest migration (alembic upgrade head)."""
-        await upgrade_engine(self.engine)
+        """Bring the schema to the newest migration (alembic upgrade head). On PostgreSQL by
+        an engine of its own, whose statements are not timed out (ROUND_TRIP_TIMEOUT_S); on
+        SQLite by this one (a database in memory is its connection's only)."""
+        if self.postgres:
+            url = self.engine.url.render_as_string(hide_password=False)
+            await upgrade(url, self._connect_args)
+        else:
+            await upgrade_engine(self.engine)
 
     async def close(self) -> None:
         if self._hot is not None:
@@ -203,13 +211,17 @@ class Database:
         async with _connected(self.engine) as conn:
             await conn.execution_options(**{READ_ONLY: read_only, DEADLINE: until})
             async with conn.begin():
-                yield UnitOfWork(
-                    paced(conn) if read_only else conn,
-                    guild_id,
-                    postgres=self.postgres,
-                    clock=self.clock,
-                    read_only=read_only,
-                )
+                try:
+                    yield UnitOfWork(
+                        paced(conn) if read_only else conn,
+                        guild_id,
+                        postgres=self.postgres,
+                        clock=self.clock,
+                        read_only=read_only,
+                    )
+                except TimeoutError as error:  # a round trip past ROUND_TRIP_TIMEOUT_S
+                    # SQLAlchemy has dropped the connection (for it, an exit exception).
+                    raise NoAnswer() from error
 
     async def __aenter__(self) -> Database:
         return self

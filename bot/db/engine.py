@@ -7,7 +7,7 @@ import sqlite3
 from typing import Any
 
 from sqlalchemy import event
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import ExceptionContext, make_url
 from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.util import await_
@@ -20,6 +20,11 @@ BUSY_TIMEOUT_MS = int(LOCK_BUDGET_S * 1000)
 # How long connecting to PostgreSQL may take (asyncpg's `timeout`, 60 s by default): a server
 # that does not answer is told to the member in seconds, not after a minute (errors.py).
 CONNECT_TIMEOUT_S = 5.0
+# A round trip's answer waited for at most this long (asyncpg's `command_timeout`), far past
+# any lock wait: past it the server or the network is gone, and the command is told so
+# (errors.NoAnswer) instead of waiting until the network gives up. Not for migrations, which
+# may rightly take long on a big database (migrate.py).
+ROUND_TRIP_TIMEOUT_S = 10.0
 # Set on a connection whose transaction only reads: SQLite then begins DEFERRED, not IMMEDIATE.
 READ_ONLY = "lastgasp_read_only"
 # Set on a connection before its transaction: the time.monotonic() its waits end at (busy.py).
@@ -38,7 +43,10 @@ def database_url() -> str:
     return os.environ.get("DATABASE_URL") or DEFAULT_URL
 
 
-def create_engine(url: str, *, connect_args: dict[str, Any] | None = None) -> AsyncEngine:
+def create_engine(
+    url: str, *, connect_args: dict[str, Any] | None = None, timed_round_trips: bool = True
+) -> AsyncEngine:
+    """timed_round_trips=False: PostgreSQL's statements wait for their answer without bound."""
     parsed = make_url(url)
     backend = parsed.get_backend_name()
     if backend == "sqlite":
@@ -51,7 +59,10 @@ def create_engine(url: str, *, connect_args: dict[str, Any] | None = None) -> As
         # No pre-ping (a round trip per command): one the server closed while it lay in the
         # pool is replaced without a round trip (below); one lost during a transaction fails
         # that transaction, which rolls back, and SQLAlchemy then renews the whole pool.
-        args = {"timeout": CONNECT_TIMEOUT_S, **(connect_args or {})}
+        args: dict[str, Any] = {"timeout": CONNECT_TIMEOUT_S}
+        if timed_round_trips:
+            args["command_timeout"] = ROUND_TRIP_TIMEOUT_S
+        args.update(connect_args or {})
         # Every statement waits for a row lock at most the budget (busy.py), then fails.
         args["server_settings"] = {
             "lock_timeout": f"{BUSY_TIMEOUT_MS}ms",
@@ -72,6 +83,17 @@ def create_engine(url: str, *, connect_args: dict[str, Any] | None = None) -> As
             # and connects anew, instead of the transaction failing on it. No round trip.
             if dbapi_connection.driver_connection.is_closed():
                 raise DisconnectionError()
+
+        @event.listens_for(engine.sync_engine, "handle_error")
+        def _on_error(context: ExceptionContext) -> None:
+            # A round trip past ROUND_TRIP_TIMEOUT_S: SQLAlchemy drops the connection, first
+            # saying goodbye, which waits (2 s) on the same silence. Closed first, at once.
+            conn = context.connection
+            if not isinstance(context.original_exception, TimeoutError) or conn is None:
+                return
+            driver = None if conn.invalidated else conn.connection.driver_connection
+            if driver is not None:
+                driver.terminate()
 
         return engine
     raise ValueError(

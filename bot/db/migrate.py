@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from alembic import command
 from alembic.config import Config
@@ -39,9 +40,10 @@ async def upgrade_engine(engine: AsyncEngine, revision: str = "head") -> None:
         await conn.run_sync(_upgrade, revision)
 
 
-async def upgrade(url: str) -> None:
-    """`python -m bot migrate`: bring the database at url to the newest schema."""
-    engine = create_engine(url)
+async def upgrade(url: str, connect_args: dict[str, Any] | None = None) -> None:
+    """`python -m bot migrate`, and the bot's start on PostgreSQL: bring the database at url to
+    the newest schema, its statements waiting for their answer as long as they take."""
+    engine = create_engine(url, connect_args=connect_args, timed_round_trips=False)
     try:
         await upgrade_engine(engine)
     finally:

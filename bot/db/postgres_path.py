@@ -35,7 +35,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from bot.db.busy import LOCK_BUDGET_S, Busy, deadline, remaining
 from bot.db.codec import Clock
 from bot.db.compiled import Compiled
-from bot.db.engine import CONNECT_TIMEOUT_S
+from bot.db.engine import CONNECT_TIMEOUT_S, ROUND_TRIP_TIMEOUT_S
 from bot.db.errors import NoAnswer, Unreachable, could_not_connect, name_taken, stale
 from bot.db.guilds import settings_from_text
 from bot.db.hotpath import Command, Statements, actor_of
@@ -57,10 +57,6 @@ POOL_SIZE = 10
 _GROUP = 16
 # Server-side bounds of every wait (busy.py): a statement waiting for a row lock gives up.
 SERVER_SETTINGS = {"lock_timeout": f"{int(LOCK_BUDGET_S * 1000)}ms"}
-# A round trip's answer waited for at most this long (asyncpg's `command_timeout`), far past
-# any lock wait: past it the server or the network is gone, and the group's commands are told
-# so (NoAnswer) instead of waiting until the network gives up.
-ROUND_TRIP_TIMEOUT_S = 10.0
 
 _KINDS: tuple[Target, ...] = ("name", 0, None)  # one target of each kind
 

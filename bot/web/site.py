@@ -20,7 +20,7 @@ from aiohttp import web
 
 from bot.db.busy import Busy
 from bot.db.database import Database
-from bot.db.errors import Unreachable
+from bot.db.errors import NoAnswer, Unreachable
 from bot.db.turns import in_pieces, taking_turns
 from bot.web.guard import refusal_text
 from bot.web.links import Link, Links
@@ -38,6 +38,7 @@ PAGE_READS = 2  # page views reading the database at once: the commands come fir
 PAGE_WAIT_S = 2.0  # beyond this wait for a turn, "busy" (503)
 BUSY = "The table is busy right now: reload in a moment."
 UNREACHABLE = "The bot cannot reach its database right now: reload in a minute."
+NO_ANSWER = "The bot's database stopped answering: reload in a minute."
 # A page view gives way to the commands in flight (issue 18: it must not move their p99): the
 # request's start (its link checked), each statement of its reads, what it shows, each piece of
 # its template (SLICE_S of the loop at most) and each live board's drawing wait for a moment
@@ -232,6 +233,8 @@ class Site:
                 raise PageError(503, "Busy", BUSY) from None
             except Unreachable:
                 raise PageError(503, "Database unreachable", UNREACHABLE) from None
+            except NoAnswer:
+                raise PageError(503, "Database not answering", NO_ANSWER) from None
         finally:
             reads.release()
 

@@ -16,7 +16,6 @@ from typing import Any
 
 import pytest
 
-from bot.db import postgres_path
 from bot.offline import EPHEMERAL
 from tests.discord.conftest import (
     PG_SERVER,
@@ -27,7 +26,7 @@ from tests.discord.conftest import (
     started,
 )
 from tests.discord.test_window import WINDOW_S, callbacks, run_timed, timed
-from tests.silent_network import Proxy, connect_timeout, proxied
+from tests.silent_network import Proxy, connect_timeout, proxied, round_trip_timeout
 
 UNREACHABLE = "cannot reach its database right now: nothing was changed"
 CONNECT_TIMEOUT_S = 0.5
@@ -41,8 +40,7 @@ async def behind_proxy(
     if not PG_SERVER:
         pytest.skip(SKIP_PG)
     connect_timeout(monkeypatch, CONNECT_TIMEOUT_S)
-    # Read as the hot path opens, with the bot: a stall is told after a second, not ten.
-    monkeypatch.setattr(postgres_path, "ROUND_TRIP_TIMEOUT_S", ROUND_TRIP_TIMEOUT_S)
+    round_trip_timeout(monkeypatch, ROUND_TRIP_TIMEOUT_S)  # a stall told after 1 s, not 10
     async with (
         postgres_database(PG_SERVER) as url,
         proxied(url) as (through, proxy),
@@ -95,19 +93,26 @@ async def test_a_database_that_stops_answering_is_told_within_the_window(
 
 
 @pytest.mark.postgres
-async def test_a_database_that_stalls_mid_command_is_told_to_check_history(behind_proxy, caplog):
-    """The hot path's round trip waits ROUND_TRIP_TIMEOUT_S at most: then its commands are
-    told that the database stopped answering and to check /history (whether a save landed
-    cannot be known), and its connection is dropped; the next command goes through."""
+@pytest.mark.parametrize(
+    ("command", "options"),
+    [("damage", {"character": "Roryn", "amount": 1}), ("day", {})],
+    ids=["damage", "day"],  # the hot path; a unit of work
+)
+async def test_a_database_that_stalls_mid_command_is_told_to_check_history(
+    behind_proxy, caplog, command, options
+):
+    """A round trip waits ROUND_TRIP_TIMEOUT_S at most, on the hot path and in a unit of work:
+    then its commands are told that the database stopped answering and to check /history
+    (whether a save landed cannot be known), and its connection is dropped; the next command
+    goes through."""
     harness, proxy = behind_proxy
     await harness.add_character("Roryn", vit=8)
     record = timed(harness)
-    await harness.run(harness.gm, "damage", character="Roryn", amount=1)  # a connection, idle
+    await harness.run(harness.gm, command, **options)  # a connection, idle
+    done = await harness.snapshot()
     proxy.freeze()
     with caplog.at_level(logging.INFO, logger="lastgasp"):
-        result, took = await run_timed(
-            harness, record, harness.gm, "damage", character="Roryn", amount=3
-        )
+        result, took = await run_timed(harness, record, harness.gm, command, **options)
     assert ROUND_TRIP_TIMEOUT_S <= took < WINDOW_S, f"first callback after {took:.2f} s"
     [callback] = callbacks(result)  # the answer itself, not a defer
     assert callback.payload["type"] == 4 and callback.payload["data"]["flags"] & EPHEMERAL
@@ -120,6 +125,7 @@ async def test_a_database_that_stalls_mid_command_is_told_to_check_history(behin
 
     proxy.thaw()
     await harness.driver.idle()
-    done = await harness.run(harness.gm, "damage", character="Roryn", amount=1)
-    assert not done.ephemeral
-    assert (await harness.sheet("Roryn")).vit == 6  # the stalled load never became a change
+    assert await harness.snapshot() == done  # the stalled command never became a change
+    again = await harness.run(harness.gm, command, **options)
+    assert not again.ephemeral
+    assert await harness.snapshot() != done

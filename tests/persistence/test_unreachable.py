@@ -2,7 +2,8 @@
 timeout (engine.py's CONNECT_TIMEOUT_S, not asyncpg's minute), on the hot path and in a unit
 of work alike, and nothing else is named so (an error inside the transaction, a lock met while
 connecting: Busy); a connection the server closed while it lay idle (a restart) is dropped and
-replaced, not used; a round trip that gets no answer ends its whole group with NoAnswer."""
+replaced, not used; a round trip that gets no answer ends its whole group with NoAnswer, and a
+unit of work's alike, but not a migration's."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import asyncpg
 import pytest
+from sqlalchemy import Connection, text
 from sqlalchemy.engine import make_url
 
 from bot.db.busy import Busy
@@ -21,7 +23,7 @@ from bot.db.errors import NoAnswer, Unreachable
 from tests.discord.test_window import sqlite_write_lock
 from tests.persistence.conftest import PG_URL, SKIP_PG, empty_database, upgraded
 from tests.persistence.helpers import GUILD, Target, create, hit, sheet_of
-from tests.silent_network import closed_port, connect_timeout, silent_port
+from tests.silent_network import closed_port, connect_timeout, round_trip_timeout, silent_port
 
 TIMEOUT_S = 0.3
 # Well under asyncpg's own 60 s: the refusal came from our timeout, not its.
@@ -172,3 +174,53 @@ async def test_a_stall_in_a_later_round_trip_of_a_group_ends_the_whole_group(
         )
         assert [type(error) for error in told] == [NoAnswer, NoAnswer]
         assert (await sheet_of(db, row.id)).vit == 8
+
+
+@pytest.mark.postgres
+async def test_a_statement_of_a_unit_of_work_left_unanswered_is_no_answer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """A unit of work's round trip waits ROUND_TRIP_TIMEOUT_S at most (asyncpg's
+    command_timeout on the engine's connections): then NoAnswer; the connection is dropped,
+    nothing of the transaction is committed, and the next transaction goes through."""
+    async with empty_database("postgresql", tmp_path) as target:
+        round_trip_timeout(monkeypatch, TIMEOUT_S)  # not for the schema's own setup
+        async with upgraded(target) as db:
+            row = await create(db, "Roryn", vit=8)
+            started = time.monotonic()
+            with pytest.raises(NoAnswer) as raised:
+                async with db.transaction(GUILD) as uow:
+                    await uow.conn.execute(text("DELETE FROM events"))
+                    await uow.conn.execute(text("DELETE FROM characters"))
+                    # A server gone quiet for a second: its locks then go with the statement.
+                    await uow.conn.execute(text("SELECT pg_sleep(1)"))
+            assert TIMEOUT_S <= time.monotonic() - started < PROMPTLY_S
+            assert isinstance(raised.value.__cause__, TimeoutError)
+            assert "Check /history" in str(raised.value)
+            assert db.engine.pool.checkedout() == 0
+            assert (await sheet_of(db, row.id)).vit == 8  # rolled back, and a new connection
+
+
+@pytest.mark.postgres
+async def test_migrations_wait_for_their_statements_as_long_as_they_take(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """A migration may rightly take long on a big database: its engine's round trips have no
+    timeout, where the bot's would give up."""
+    from bot.db import migrate
+
+    upgrade_as_given = migrate._upgrade
+
+    def slow_upgrade(connection: Connection, revision: str) -> None:
+        connection.execute(text("SELECT pg_sleep(0.5)"))  # a long statement of a migration
+        upgrade_as_given(connection, revision)
+
+    async with empty_database("postgresql", tmp_path) as target:
+        round_trip_timeout(monkeypatch, 0.1)  # not for the schema's own setup
+        monkeypatch.setattr(migrate, "_upgrade", slow_upgrade)
+        async with upgraded(target) as db:
+            row = await create(db, "Roryn", vit=8)  # the schema is there
+            assert (await sheet_of(db, row.id)).vit == 8
+            with pytest.raises(NoAnswer):  # the bot's own statements are timed
+                async with db.transaction(GUILD) as uow:
+                    await uow.conn.execute(text("SELECT pg_sleep(0.5)"))
