@@ -89,9 +89,11 @@ def create_engine(
             # A round trip past ROUND_TRIP_TIMEOUT_S: SQLAlchemy drops the connection, first
             # saying goodbye, which waits (2 s) on the same silence. Closed first, at once.
             conn = context.connection
-            if not isinstance(context.original_exception, TimeoutError) or conn is None:
+            if not isinstance(context.original_exception, TimeoutError):
                 return
-            driver = None if conn.invalidated else conn.connection.driver_connection
+            if conn is None or conn.closed or conn.invalidated:  # nothing left to close
+                return
+            driver = conn.connection.driver_connection
             if driver is not None:
                 driver.terminate()
 
