@@ -24,7 +24,8 @@ def connect_timeout(monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
 
 def round_trip_timeout(monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
     """A round trip's answer is waited for `seconds` instead of ROUND_TRIP_TIMEOUT_S, on the
-    engine's connections and the hot path's alike (read as each connects)."""
+    engine's connections and the hot path's alike (read as the database is connected: set it
+    before)."""
     monkeypatch.setattr(engine, "ROUND_TRIP_TIMEOUT_S", seconds)
     monkeypatch.setattr(postgres_path, "ROUND_TRIP_TIMEOUT_S", seconds)
 
