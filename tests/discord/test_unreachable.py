@@ -31,6 +31,11 @@ from tests.silent_network import Proxy, connect_timeout, proxied, round_trip_tim
 UNREACHABLE = "cannot reach its database right now: nothing was changed"
 CONNECT_TIMEOUT_S = 0.5
 ROUND_TRIP_TIMEOUT_S = 1.0
+ON_BOTH_PATHS = pytest.mark.parametrize(
+    ("command", "options"),
+    [("damage", {"character": "Roryn", "amount": 3}), ("day", {})],
+    ids=["damage", "day"],  # the hot path; a unit of work
+)
 
 
 @pytest.fixture
@@ -54,11 +59,7 @@ async def behind_proxy(
 
 
 @pytest.mark.postgres
-@pytest.mark.parametrize(
-    ("command", "options"),
-    [("damage", {"character": "Roryn", "amount": 3}), ("day", {})],
-    ids=["damage", "day"],  # the hot path; a unit of work
-)
+@ON_BOTH_PATHS
 async def test_a_database_that_stops_answering_is_told_within_the_window(
     behind_proxy, caplog, command, options
 ):
@@ -93,11 +94,7 @@ async def test_a_database_that_stops_answering_is_told_within_the_window(
 
 
 @pytest.mark.postgres
-@pytest.mark.parametrize(
-    ("command", "options"),
-    [("damage", {"character": "Roryn", "amount": 1}), ("day", {})],
-    ids=["damage", "day"],  # the hot path; a unit of work
-)
+@ON_BOTH_PATHS
 async def test_a_database_that_stalls_mid_command_is_told_to_check_history(
     behind_proxy, caplog, command, options
 ):

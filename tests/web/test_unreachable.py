@@ -6,44 +6,24 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 
 from tests.discord.conftest import PG_SERVER, SKIP_PG, postgres_database
-from tests.silent_network import connect_timeout, proxied, round_trip_timeout
-from tests.web.conftest import serving
+from tests.silent_network import Proxy, connect_timeout, proxied, round_trip_timeout
+from tests.web.conftest import Page, serving
 
 
-@pytest.mark.postgres
-async def test_a_database_that_stops_answering_is_a_503_saying_so(spec_validator, monkeypatch):
+@pytest.fixture
+async def page_behind_proxy(
+    spec_validator: Any, monkeypatch: pytest.MonkeyPatch
+) -> AsyncIterator[tuple[Page, Proxy]]:
+    """Roryn's campaign page, shown, its bot reaching PostgreSQL through a proxy."""
     if not PG_SERVER:
         pytest.skip(SKIP_PG)
     connect_timeout(monkeypatch, 0.5)
-    async with (
-        postgres_database(PG_SERVER) as url,
-        proxied(url) as (through, proxy),
-        serving(through, spec_validator) as site,
-    ):
-        await site.h.add_character("Roryn")
-        page = await site.open(site.h.owner)
-        assert page.status == 200 and "Roryn" in page.text
-        proxy.silence()
-        await asyncio.sleep(0.2)  # the cut connections reach the bot's loop
-        asked = time.monotonic()
-        down = await page.get("")
-        assert time.monotonic() - asked < 3.0  # the connect timeout's, not asyncpg's minute
-        assert down.status == 503
-        assert "cannot reach its database right now: reload in a minute" in down.text
-        assert "Roryn" not in down.text
-        proxy.resume()
-        again = await page.get("")
-        assert again.status == 200 and "Roryn" in again.text
-
-
-@pytest.mark.postgres
-async def test_a_read_that_stalls_is_a_503_saying_so(spec_validator, monkeypatch):
-    if not PG_SERVER:
-        pytest.skip(SKIP_PG)
     round_trip_timeout(monkeypatch, 0.5)
     async with (
         postgres_database(PG_SERVER) as url,
@@ -54,14 +34,37 @@ async def test_a_read_that_stalls_is_a_503_saying_so(spec_validator, monkeypatch
             await site.h.add_character("Roryn")
             page = await site.open(site.h.owner)
             assert page.status == 200 and "Roryn" in page.text
-            proxy.freeze()
-            asked = time.monotonic()
-            down = await page.get("")
-            assert time.monotonic() - asked < 3.0
-            assert down.status == 503
-            assert "database stopped answering: reload in a minute" in down.text
-            assert "Roryn" not in down.text
+            yield page, proxy
         finally:  # the bot's connections close through it: a failed test must not hang there
             proxy.thaw()
-        again = await page.get("")
-        assert again.status == 200 and "Roryn" in again.text
+            proxy.resume()
+
+
+async def a_503_saying(page: Page, text: str) -> None:
+    asked = time.monotonic()
+    down = await page.get("")
+    assert time.monotonic() - asked < 3.0  # our timeouts', not asyncpg's minute or the network's
+    assert down.status == 503
+    assert text in down.text
+    assert "Roryn" not in down.text
+
+
+@pytest.mark.postgres
+async def test_a_database_that_stops_answering_is_a_503_saying_so(page_behind_proxy):
+    page, proxy = page_behind_proxy
+    proxy.silence()
+    await asyncio.sleep(0.2)  # the cut connections reach the bot's loop
+    await a_503_saying(page, "cannot reach its database right now: reload in a minute")
+    proxy.resume()
+    again = await page.get("")
+    assert again.status == 200 and "Roryn" in again.text
+
+
+@pytest.mark.postgres
+async def test_a_read_that_stalls_is_a_503_saying_so(page_behind_proxy):
+    page, proxy = page_behind_proxy
+    proxy.freeze()
+    await a_503_saying(page, "database stopped answering: reload in a minute")
+    proxy.thaw()
+    again = await page.get("")
+    assert again.status == 200 and "Roryn" in again.text
