@@ -219,8 +219,11 @@ class Database:
                         clock=self.clock,
                         read_only=read_only,
                     )
-                except TimeoutError as error:  # a round trip past ROUND_TRIP_TIMEOUT_S
-                    # SQLAlchemy has dropped the connection (for it, an exit exception).
+                except TimeoutError as error:
+                    if not conn.invalidated:  # not a statement's: not the database's to name
+                        raise
+                    # A round trip past ROUND_TRIP_TIMEOUT_S: SQLAlchemy has dropped the
+                    # connection (for it, an exit exception).
                     raise NoAnswer() from error
 
     async def __aenter__(self) -> Database:

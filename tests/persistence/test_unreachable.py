@@ -103,6 +103,19 @@ async def test_an_error_inside_the_transaction_is_not_called_unreachable(tmp_pat
         await db.close()
 
 
+async def test_a_timeout_of_the_blocks_own_is_not_called_no_answer(tmp_path: Path):
+    """Only a statement's round trip is named so: a TimeoutError of the block's own (a wait
+    of its own, say) stays itself."""
+    db = await Database.connect(f"sqlite+aiosqlite:///{tmp_path / 'x.db'}")
+    try:
+        await db.upgrade()
+        with pytest.raises(TimeoutError):  # not NoAnswer, which is no TimeoutError
+            async with db.transaction(GUILD):
+                raise TimeoutError
+    finally:
+        await db.close()
+
+
 APP = "lastgasp_restart_test"
 
 
