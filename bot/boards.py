@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 import discord
 
 from bot.db.records import Board
+from bot.outage import DOWN, Outage
 from bot.render.board import board_reply
 from bot.render.reply import Reply
 from bot.replies import message
@@ -76,6 +77,7 @@ class Boards:
     _reads: asyncio.Semaphore = field(default_factory=lambda: asyncio.Semaphore(READS))
     _wake: asyncio.Event = field(default_factory=asyncio.Event)
     _worker: asyncio.Task[None] | None = None
+    _outage: Outage = field(default_factory=lambda: Outage(log, "boards"))
 
     # --- lifecycle -------------------------------------------------------------------------
 
@@ -209,6 +211,7 @@ class Boards:
         try:
             async with self._reads:
                 view = await service.board_view(self.bot.db, board.guild_id, board.channel_id)
+            self._outage.answered()
             if self._live.get(board.channel_id) is not live:
                 return  # stopped or moved while it waited: the message says so, left as it is
             live.latest_event = view.latest_event
@@ -232,6 +235,9 @@ class Boards:
             else:  # tried again after the interval
                 log.warning("board in channel %s: edit failed (%r)", board.channel_id, error)
                 self._mark(live)
+        except DOWN as error:  # tried again after the interval, logged once an outage
+            self._outage.failed(error)
+            self._mark(live)
         except Exception:
             log.exception("board in channel %s: refresh failed", board.channel_id)
             self._mark(live)
@@ -278,9 +284,13 @@ class Boards:
         guilds = {live.board.guild_id for live in self._live.values()}
         try:
             latest = await self.bot.db.latest_events(guilds)
+        except DOWN as error:
+            self._outage.failed(error)
+            return
         except Exception:
             log.exception("boards: looking for changes failed")
             return
+        self._outage.answered()
         for live in self._live.values():
             if latest.get(live.board.guild_id, 0) > live.latest_event:
                 self._mark(live)

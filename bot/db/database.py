@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 from sqlalchemy import func, select
@@ -185,8 +185,7 @@ class Database:
 
     async def latest_events(self, guild_ids: set[int]) -> dict[int, int]:
         """The newest event id of each guild (for the boards: what changed elsewhere)."""
-        async with self.engine.connect() as conn:
-            await conn.execution_options(**{READ_ONLY: True})
+        async with _reading(self.engine) as conn:
             stmt = (
                 select(events.c.guild_id, func.max(events.c.id))
                 .where(events.c.guild_id.in_(guild_ids))
@@ -196,8 +195,7 @@ class Database:
 
     async def all_boards(self) -> list[Board]:
         """Every status board of every guild (a process keeps those of its own shards)."""
-        async with self.engine.connect() as conn:
-            await conn.execution_options(**{READ_ONLY: True})
+        async with _reading(self.engine) as conn:
             stmt = select(
                 boards.c.guild_id, boards.c.channel_id, boards.c.message_id, boards.c.layout
             )
@@ -211,7 +209,7 @@ class Database:
         async with _connected(self.engine) as conn:
             await conn.execution_options(**{READ_ONLY: read_only, DEADLINE: until})
             async with conn.begin():
-                try:
+                with _no_answer_told(conn):
                     yield UnitOfWork(
                         paced(conn) if read_only else conn,
                         guild_id,
@@ -219,12 +217,6 @@ class Database:
                         clock=self.clock,
                         read_only=read_only,
                     )
-                except TimeoutError as error:
-                    if not conn.invalidated:  # not a statement's: not the database's to name
-                        raise
-                    # A round trip past ROUND_TRIP_TIMEOUT_S: SQLAlchemy has dropped the
-                    # connection (for it, an exit exception).
-                    raise NoAnswer() from error
 
     async def __aenter__(self) -> Database:
         return self
@@ -248,6 +240,33 @@ async def _connected(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
         if not connected and not locked and could_not_connect(error):
             raise Unreachable() from error
         raise
+
+
+@contextlib.contextmanager
+def _no_answer_told(conn: AsyncConnection) -> Iterator[None]:
+    """A statement's round trip past ROUND_TRIP_TIMEOUT_S, or its connection lost, is NoAnswer
+    (SQLAlchemy has dropped the connection: a TimeoutError is an exit exception to it); a
+    TimeoutError of the block's own stays itself, not the database's to name."""
+    try:
+        yield
+    except TimeoutError as error:
+        if not conn.invalidated:
+            raise
+        raise NoAnswer() from error
+    except DBAPIError as error:
+        if not error.connection_invalidated:
+            raise
+        raise NoAnswer() from error
+
+
+@contextlib.asynccontextmanager
+async def _reading(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
+    """A read-only connection outside any unit of work (the boards' looks), failing as a unit
+    of work does: Unreachable, NoAnswer."""
+    async with _connected(engine) as conn:
+        await conn.execution_options(**{READ_ONLY: True})
+        with _no_answer_told(conn):
+            yield conn
 
 
 async def _bounded(lock: asyncio.Lock, until: float) -> None:

@@ -39,8 +39,9 @@ class Unreachable(RuleError):
 
 
 class NoAnswer(RuleError):
-    """The database stopped answering in the middle of a command (postgres_path.py's
-    ROUND_TRIP_TIMEOUT_S): whether its change was saved is not known."""
+    """The database stopped answering in the middle of a command (engine.py's
+    ROUND_TRIP_TIMEOUT_S), or a unit of work's connection was lost: whether its change was
+    saved is not known."""
 
     logged = "got no answer from the database"
 

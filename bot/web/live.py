@@ -24,6 +24,7 @@ from typing import Any
 
 from bot.db.database import Database
 from bot.db.turns import Turn, taking_turns
+from bot.outage import DOWN, Outage
 from bot.services.board import BoardView, board_view
 
 log = logging.getLogger("lastgasp.web")
@@ -142,6 +143,7 @@ class LiveBoards:
         self._feeds: dict[tuple[int, int], Feed] = {}  # by guild and channel
         self._by_address: dict[str, int] = {}
         self._reads = asyncio.Semaphore(READS)
+        self._outage = Outage(log, "live boards")
         self._listening: set[int] = set()  # id() of the databases told to tell us
         self._poller: asyncio.Task[None] | None = None
         self._open = 0
@@ -206,10 +208,14 @@ class LiveBoards:
             try:
                 async with self._reads:
                     view = await self._read(feed)
+            except DOWN as error:  # tried again after the pace, logged once an outage
+                self._outage.failed(error)
+                feed.dirty = True
             except Exception:
                 log.warning("live board of channel %s: read failed", feed.channel_id, exc_info=True)
                 feed.dirty = True  # tried again after the pace
             else:
+                self._outage.answered()
                 await feed.publish(view)
             await asyncio.sleep(max(self.pace - (loop.time() - started), 0))
             if feed.dirty:
@@ -229,9 +235,13 @@ class LiveBoards:
                 return
             try:
                 latest = await self._db_of().latest_events({f.guild_id for f in feeds})
+            except DOWN as error:
+                self._outage.failed(error)
+                continue
             except Exception:
                 log.warning("live boards: looking for changes failed", exc_info=True)
                 continue
+            self._outage.answered()
             for feed in feeds:
                 seen = feed.view.latest_event if feed.view is not None else -1
                 if latest.get(feed.guild_id, 0) > seen:

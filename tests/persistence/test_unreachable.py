@@ -3,7 +3,7 @@ timeout (engine.py's CONNECT_TIMEOUT_S, not asyncpg's minute), on the hot path a
 of work alike, and nothing else is named so (an error inside the transaction, a lock met while
 connecting: Busy); a connection the server closed while it lay idle (a restart) is dropped and
 replaced, not used; a round trip that gets no answer ends its whole group with NoAnswer, and a
-unit of work's alike, but not a migration's."""
+unit of work's alike (or one whose connection is lost), but not a migration's."""
 
 from __future__ import annotations
 
@@ -134,6 +134,25 @@ async def test_connections_the_server_closed_while_idle_are_replaced(tmp_path: P
             await asyncio.sleep(0.2)  # the closed sockets reach the bot's loop
             await hit(db, "Roryn", 1)
             assert (await sheet_of(db, row.id)).vit == 6
+
+
+@pytest.mark.postgres
+async def test_a_unit_of_work_whose_connection_is_lost_is_no_answer(tmp_path: Path):
+    """The server ends the connection in the middle of a transaction (a restart, a network
+    cut): the command is told the database stopped answering (whether a save landed cannot be
+    known in general), not a bug; nothing of it is committed; the next goes through."""
+    async with empty_database("postgresql", tmp_path) as target:
+        settings = {**target.connect_args["server_settings"], "application_name": APP}
+        named = Target(target.url, {**target.connect_args, "server_settings": settings})
+        async with upgraded(named, hot_path=False) as db:
+            row = await create(db, "Roryn", vit=8)
+            with pytest.raises(NoAnswer) as raised:
+                async with db.transaction(GUILD) as uow:
+                    await uow.conn.execute(text("DELETE FROM events"))
+                    assert await end_connections(APP) >= 1
+                    await uow.conn.execute(text("DELETE FROM characters"))
+            assert "connection" in str(raised.value.__cause__)
+            assert (await sheet_of(db, row.id)).vit == 8
 
 
 async def end_connections(application_name: str) -> int:

@@ -5,6 +5,7 @@ stalls mid-read; the page again once it answers."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import AsyncIterator
 from typing import Any
@@ -68,3 +69,40 @@ async def test_a_read_that_stalls_is_a_503_saying_so(page_behind_proxy):
     proxy.thaw()
     again = await page.get("")
     assert again.status == 200 and "Roryn" in again.text
+
+
+@pytest.mark.postgres
+async def test_live_boards_log_an_outage_once(spec_validator, monkeypatch, caplog):
+    """An open live board looks for changes each poll: while the database is out of reach the
+    log says so once, without a traceback, and once more when it answers again."""
+    if not PG_SERVER:
+        pytest.skip(SKIP_PG)
+    connect_timeout(monkeypatch, 0.2)
+    async with (
+        postgres_database(PG_SERVER) as url,
+        proxied(url) as (through, proxy),
+        serving(through, spec_validator, live={"poll": 0.1}) as site,
+    ):
+        h = site.h
+        await h.add_character("Roryn")
+        await h.run(h.gm, "board start")
+        page = await site.open(h.player)
+        stream = await page.client.session.get(f"{page.url}boards/{h.guild.channel_id}/live")
+        try:
+            assert stream.status == 200
+            with caplog.at_level(logging.INFO, logger="lastgasp.web"):
+                proxy.silence()
+                await asyncio.sleep(1.5)  # a look every 0.1 s, each out of reach
+                logged = [r for r in caplog.records if r.name == "lastgasp.web"]
+                [warned] = logged
+                assert warned.levelno == logging.WARNING and warned.exc_info is None
+                # A look cut mid-statement, or one that cannot connect: either names the database.
+                said = warned.getMessage().removeprefix("live boards: ")
+                assert said.startswith(("could not reach the database", "got no answer from"))
+                proxy.resume()
+                await asyncio.sleep(1.0)
+                logged = [r.getMessage() for r in caplog.records if r.name == "lastgasp.web"]
+                assert logged[1:] == ["live boards: the database answers again"]
+        finally:
+            stream.close()
+            proxy.resume()
