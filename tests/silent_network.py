@@ -125,3 +125,20 @@ async def proxied(url: str) -> AsyncIterator[tuple[str, Proxy]]:
         yield parsed.set(host="127.0.0.1", port=port).render_as_string(hide_password=False), proxy
     finally:
         await proxy.close()
+
+
+@contextlib.asynccontextmanager
+async def database_behind_proxy(
+    monkeypatch: pytest.MonkeyPatch, connect_s: float
+) -> AsyncIterator[tuple[str, Proxy]]:
+    """A fresh database on the test's PostgreSQL server (the test skips without one), reached
+    through a Proxy: its URL and the proxy; connecting gives up after `connect_s`. A bot on it
+    must close before the block ends, with the proxy flowing (thaw, resume)."""
+    # Here, not above: the plain helpers' users need not load the bot's harness.
+    from tests.discord.conftest import PG_SERVER, SKIP_PG, postgres_database
+
+    if not PG_SERVER:
+        pytest.skip(SKIP_PG)
+    connect_timeout(monkeypatch, connect_s)
+    async with postgres_database(PG_SERVER) as url, proxied(url) as (through, proxy):
+        yield through, proxy

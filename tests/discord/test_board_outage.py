@@ -10,21 +10,16 @@ import logging
 
 import pytest
 
-from tests.discord.conftest import PG_SERVER, SKIP_PG, postgres_database
 from tests.discord.test_board import Edits, eventually, start_board, started
-from tests.silent_network import connect_timeout, proxied
+from tests.silent_network import database_behind_proxy
 
 
 @pytest.mark.postgres
 async def test_a_board_whose_database_is_out_of_reach_is_logged_once_an_outage(
     spec_validator, monkeypatch, caplog
 ):
-    if not PG_SERVER:
-        pytest.skip(SKIP_PG)
-    connect_timeout(monkeypatch, 0.2)
     async with (
-        postgres_database(PG_SERVER) as url,
-        proxied(url) as (through, proxy),
+        database_behind_proxy(monkeypatch, 0.2) as (through, proxy),
         started(through, spec_validator) as harness,
     ):
         try:

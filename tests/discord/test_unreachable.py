@@ -18,15 +18,12 @@ import pytest
 
 from bot.offline import EPHEMERAL
 from tests.discord.conftest import (
-    PG_SERVER,
-    SKIP_PG,
     Harness,
     assert_refused,
-    postgres_database,
     started,
 )
 from tests.discord.test_window import WINDOW_S, callbacks, run_timed, timed
-from tests.silent_network import Proxy, connect_timeout, proxied, round_trip_timeout
+from tests.silent_network import Proxy, database_behind_proxy, round_trip_timeout
 
 UNREACHABLE = "cannot reach its database right now: nothing was changed"
 CONNECT_TIMEOUT_S = 0.5
@@ -42,13 +39,9 @@ ON_BOTH_PATHS = pytest.mark.parametrize(
 async def behind_proxy(
     spec_validator: Any, monkeypatch: pytest.MonkeyPatch
 ) -> AsyncIterator[tuple[Harness, Proxy]]:
-    if not PG_SERVER:
-        pytest.skip(SKIP_PG)
-    connect_timeout(monkeypatch, CONNECT_TIMEOUT_S)
     round_trip_timeout(monkeypatch, ROUND_TRIP_TIMEOUT_S)  # a stall told after 1 s, not 10
     async with (
-        postgres_database(PG_SERVER) as url,
-        proxied(url) as (through, proxy),
+        database_behind_proxy(monkeypatch, CONNECT_TIMEOUT_S) as (through, proxy),
         started(through, spec_validator) as harness,
     ):
         try:

@@ -12,8 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.discord.conftest import PG_SERVER, SKIP_PG, postgres_database
-from tests.silent_network import Proxy, connect_timeout, proxied, round_trip_timeout
+from tests.silent_network import Proxy, database_behind_proxy, round_trip_timeout
 from tests.web.conftest import Page, serving
 
 
@@ -22,13 +21,9 @@ async def page_behind_proxy(
     spec_validator: Any, monkeypatch: pytest.MonkeyPatch
 ) -> AsyncIterator[tuple[Page, Proxy]]:
     """Roryn's campaign page, shown, its bot reaching PostgreSQL through a proxy."""
-    if not PG_SERVER:
-        pytest.skip(SKIP_PG)
-    connect_timeout(monkeypatch, 0.5)
     round_trip_timeout(monkeypatch, 0.5)
     async with (
-        postgres_database(PG_SERVER) as url,
-        proxied(url) as (through, proxy),
+        database_behind_proxy(monkeypatch, 0.5) as (through, proxy),
         serving(through, spec_validator) as site,
     ):
         try:
@@ -75,12 +70,8 @@ async def test_a_read_that_stalls_is_a_503_saying_so(page_behind_proxy):
 async def test_live_boards_log_an_outage_once(spec_validator, monkeypatch, caplog):
     """An open live board looks for changes each poll: while the database is out of reach the
     log says so once, without a traceback, and once more when it answers again."""
-    if not PG_SERVER:
-        pytest.skip(SKIP_PG)
-    connect_timeout(monkeypatch, 0.2)
     async with (
-        postgres_database(PG_SERVER) as url,
-        proxied(url) as (through, proxy),
+        database_behind_proxy(monkeypatch, 0.2) as (through, proxy),
         serving(through, spec_validator, live={"poll": 0.1}) as site,
     ):
         h = site.h
