@@ -27,8 +27,9 @@ from typing import TYPE_CHECKING
 
 import discord
 
+from bot.db.errors import DATABASE_DOWN
 from bot.db.records import Board
-from bot.outage import DOWN, Outage
+from bot.outage import Outage
 from bot.render.board import board_reply
 from bot.render.reply import Reply
 from bot.replies import message
@@ -235,7 +236,7 @@ class Boards:
             else:  # tried again after the interval
                 log.warning("board in channel %s: edit failed (%r)", board.channel_id, error)
                 self._mark(live)
-        except DOWN as error:  # tried again after the interval, logged once an outage
+        except DATABASE_DOWN as error:  # tried again after the interval, logged once an outage
             self._outage.failed(error)
             self._mark(live)
         except Exception:
@@ -284,7 +285,7 @@ class Boards:
         guilds = {live.board.guild_id for live in self._live.values()}
         try:
             latest = await self.bot.db.latest_events(guilds)
-        except DOWN as error:
+        except DATABASE_DOWN as error:
             self._outage.failed(error)
             return
         except Exception:

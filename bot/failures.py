@@ -11,7 +11,7 @@ import aiohttp
 import discord
 from discord import app_commands
 
-from bot.db.errors import NoAnswer, Unreachable
+from bot.db.errors import DATABASE_DOWN
 from bot.logs import component_name
 from bot.options import leaf_options
 from bot.render.common import escape
@@ -68,7 +68,7 @@ async def answer_failure(interaction: discord.Interaction[Any], error: BaseExcep
     error)."""
     message = refusal_text(error)
     outcome = ERROR if message is None else REFUSED
-    if isinstance(error, Unreachable | NoAnswer):  # told to the member, and to the operator
+    if isinstance(error, DATABASE_DOWN):  # told to the member, and to the operator
         outcome = ERROR
         log.warning("%s %s: %r", _subject(interaction), error.logged, error.__cause__)
     if message is None and isinstance(error, REPLY_ERRORS):

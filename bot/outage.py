@@ -8,8 +8,6 @@ import logging
 
 from bot.db.errors import NoAnswer, Unreachable
 
-DOWN = (Unreachable, NoAnswer)  # the database's own failures: any other is a bug
-
 
 class Outage:
     def __init__(self, log: logging.Logger, what: str) -> None:

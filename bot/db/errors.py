@@ -52,6 +52,10 @@ class NoAnswer(RuleError):
         )
 
 
+# The database's own failures, told to the member and the operator; any other is a bug.
+DATABASE_DOWN = (Unreachable, NoAnswer)
+
+
 def could_not_connect(error: BaseException) -> bool:
     """Whether `error`, raised while connecting, is the database's or the network's refusal
     (and not a bug of ours, which stays one)."""

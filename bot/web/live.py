@@ -23,8 +23,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.db.database import Database
+from bot.db.errors import DATABASE_DOWN
 from bot.db.turns import Turn, taking_turns
-from bot.outage import DOWN, Outage
+from bot.outage import Outage
 from bot.services.board import BoardView, board_view
 
 log = logging.getLogger("lastgasp.web")
@@ -208,7 +209,7 @@ class LiveBoards:
             try:
                 async with self._reads:
                     view = await self._read(feed)
-            except DOWN as error:  # tried again after the pace, logged once an outage
+            except DATABASE_DOWN as error:  # tried again after the pace, logged once an outage
                 self._outage.failed(error)
                 feed.dirty = True
             except Exception:
@@ -235,7 +236,7 @@ class LiveBoards:
                 return
             try:
                 latest = await self._db_of().latest_events({f.guild_id for f in feeds})
-            except DOWN as error:
+            except DATABASE_DOWN as error:
                 self._outage.failed(error)
                 continue
             except Exception:
