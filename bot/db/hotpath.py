@@ -161,9 +161,11 @@ class Command:
 # --- SQLite ------------------------------------------------------------------------------------
 
 _BATCH = 16  # writes in a row under one take of the file lock: other processes wait no longer
-# These connections live as long as the bot: pages read through a memory map and a larger page
-# cache keep a big database (100,000 characters) about as fast as a small one.
-_READ_PRAGMAS = ("PRAGMA mmap_size = 268435456", "PRAGMA cache_size = -65536")
+# These connections live as long as the bot: a larger page cache keeps a big database (100,000
+# characters) about as fast as a small one. No memory map: on a file that grows with every event,
+# reads through one kept faulting (1.35 page faults a command on 100,000 characters, none
+# without it; bench/README.md, "What each change bought").
+_READ_PRAGMAS = ("PRAGMA mmap_size = 0", "PRAGMA cache_size = -65536")
 # The writer never checkpoints (copying the WAL into the database, with an fsync, stalls it for
 # 5–15 ms while every writer waits): a third connection does it beside it, every so many
 # commits (about SQLite's own 1,000-page trigger). PASSIVE: it never blocks a reader or writer.
