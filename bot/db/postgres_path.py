@@ -161,6 +161,12 @@ class _Connections:
                 await conn.close(timeout=2)
 
 
+def _lost(conn: Any, error: BaseException) -> bool:
+    """Whether `error` came with the connection's end (the server restarted or ended it, the
+    network cut it): the database's failure, told as NoAnswer, not a bug or a refusal."""
+    return conn is not None and isinstance(error, Exception) and conn.is_closed()
+
+
 class PostgresHotPath:
     def __init__(self, connections: _Connections, dialect: Dialect, clock: Clock) -> None:
         self._connections = connections
@@ -266,8 +272,8 @@ class PostgresHotPath:
         except BaseException as error:  # the connection failed: each asker left is told
             failed = True
             told: BaseException = error
-            if isinstance(error, TimeoutError):  # asyncpg's command_timeout: no answer
-                told = NoAnswer()
+            if isinstance(error, TimeoutError) or _lost(conn, error):
+                told = NoAnswer()  # whether a save landed is not known: check /history
                 told.__cause__ = error
             for ask in group:
                 ask.answer(None, told)
@@ -322,13 +328,17 @@ class PostgresHotPath:
             except TimeoutError:  # the connection no longer answers: the group's (_run)
                 raise
             except Exception as error:  # a refusal, or a bug in the rule: that command's
+                if _lost(conn, error):
+                    raise
                 ask.answer(None, error)
         refused, lost = await self._save(conn, decided)
         for ask, hot in [*((a, False) for a in refused), *((a, True) for a in [*lost, *after])]:
             try:
                 ask.answer(await self._alone(conn, ask, hot=hot))
-            except (RuleError, asyncpg.PostgresError) as error:  # the connection is still good
-                ask.answer(None, error)
+            except (RuleError, asyncpg.PostgresError) as error:
+                if _lost(conn, error):
+                    raise
+                ask.answer(None, error)  # the connection is still good
 
     async def _load(self, conn: Any, group: list[_Ask]) -> list[Any]:
         """Each ask's record, or None: one batch for each kind of target in the group."""
@@ -397,7 +407,9 @@ class PostgresHotPath:
                 for d in batch:  # its commands' whole budget (busy.py); nothing was written
                     d.ask.answer(None, Busy())
                 continue
-            except asyncpg.PostgresError:  # nothing of the batch was written
+            except asyncpg.PostgresError as error:  # nothing of the batch was written
+                if _lost(conn, error):
+                    raise
                 refused.extend(d.ask for d in batch)
                 continue
             for d in batch:

@@ -3,7 +3,8 @@ timeout (engine.py's CONNECT_TIMEOUT_S, not asyncpg's minute), on the hot path a
 of work alike, and nothing else is named so (an error inside the transaction, a lock met while
 connecting: Busy); a connection the server closed while it lay idle (a restart) is dropped and
 replaced, not used; a round trip that gets no answer ends its whole group with NoAnswer, and a
-unit of work's alike (or one whose connection is lost), but not a migration's."""
+unit of work's alike, but not a migration's; a connection lost in the middle of a command is
+NoAnswer on both paths."""
 
 from __future__ import annotations
 
@@ -155,11 +156,61 @@ async def test_a_unit_of_work_whose_connection_is_lost_is_no_answer(tmp_path: Pa
             assert (await sheet_of(db, row.id)).vit == 8
 
 
+@pytest.mark.postgres
+async def test_a_command_whose_connection_is_lost_on_the_hot_path_is_no_answer(tmp_path: Path):
+    """The server ends the hot path's connection while its save waits for a row lock (a
+    restart, a network cut): the command is told the database stopped answering, as a unit of
+    work's is, not a bug; nothing of it is saved; the next command goes through."""
+    async with empty_database("postgresql", tmp_path) as target:
+        settings = {**target.connect_args["server_settings"], "application_name": APP}
+        named = Target(target.url, {**target.connect_args, "server_settings": settings})
+        async with upgraded(named) as db:
+            row = await create(db, "Roryn", vit=8)
+            holder = await asyncpg.connect(
+                _dsn(), server_settings=target.connect_args["server_settings"]
+            )
+            try:
+                async with holder.transaction():  # the row stays locked: the save waits
+                    await holder.execute("SELECT id FROM characters FOR UPDATE")
+                    command = asyncio.ensure_future(hit(db, "Roryn", 1))
+                    await _waiting_for_a_lock(APP)
+                    assert await end_connections(APP) >= 1
+                    with pytest.raises(NoAnswer) as raised:
+                        await command
+            finally:
+                await holder.close()
+            assert "connection" in str(raised.value.__cause__)
+            assert (await sheet_of(db, row.id)).vit == 8
+            await hit(db, "Roryn", 1)
+            assert (await sheet_of(db, row.id)).vit == 7
+
+
+async def _waiting_for_a_lock(application_name: str) -> None:
+    """Until a connection so named waits for a row lock. (Asked on a connection of its own:
+    a transaction sees the server's activity as it was at its first look.)"""
+    admin = await asyncpg.connect(_dsn())
+    try:
+        for _ in range(200):
+            if await admin.fetchval(
+                "SELECT count(*) FROM pg_stat_activity"
+                " WHERE application_name = $1 AND wait_event_type = 'Lock'",
+                application_name,
+            ):
+                return
+            await asyncio.sleep(0.005)
+    finally:
+        await admin.close()
+    raise AssertionError(f"no connection named {application_name} waited for a lock")
+
+
+def _dsn() -> str:
+    assert PG_URL
+    return make_url(PG_URL).set(drivername="postgresql").render_as_string(hide_password=False)
+
+
 async def end_connections(application_name: str) -> int:
     """What a restart of the server does to them: every connection so named ended."""
-    assert PG_URL
-    dsn = make_url(PG_URL).set(drivername="postgresql").render_as_string(hide_password=False)
-    admin = await asyncpg.connect(dsn)
+    admin = await asyncpg.connect(_dsn())
     try:
         return int(
             await admin.fetchval(
