@@ -163,8 +163,14 @@ class _Connections:
 
 def _lost(conn: Any, error: BaseException) -> bool:
     """Whether `error` came with the connection's end (the server restarted or ended it, the
-    network cut it): the database's failure, told as NoAnswer, not a bug or a refusal."""
-    return conn is not None and isinstance(error, Exception) and conn.is_closed()
+    network cut it): the database's failure, told as NoAnswer, not a bug or a refusal. The
+    server's farewell (57P01, 57P02) counts at once: it may be read before the socket's close."""
+    import asyncpg
+
+    if conn is None or not isinstance(error, Exception):
+        return False
+    ended = (asyncpg.AdminShutdownError, asyncpg.CrashShutdownError)
+    return isinstance(error, ended) or bool(conn.is_closed())
 
 
 class PostgresHotPath:

@@ -22,6 +22,7 @@ from sqlalchemy.exc import DBAPIError
 from bot.db.busy import Busy
 from bot.db.database import Database
 from bot.db.errors import NoAnswer, Unreachable
+from bot.db.postgres_path import _lost
 from tests.discord.test_window import sqlite_write_lock
 from tests.persistence.conftest import PG_URL, SKIP_PG, empty_database, upgraded
 from tests.persistence.helpers import GUILD, Target, create, hit, sheet_of
@@ -187,6 +188,24 @@ async def test_a_command_whose_connection_is_lost_on_the_hot_path_is_no_answer(t
             assert (await sheet_of(db, row.id)).vit == 8
             await hit(db, "Roryn", 1)
             assert (await sheet_of(db, row.id)).vit == 7
+
+
+@pytest.mark.postgres
+async def test_the_servers_farewell_is_a_lost_connection_before_its_socket_closes():
+    """A server ending a session (a restart, pg_terminate_backend) sends its reason, then
+    closes the socket, and the hot path may read the one before the other: the reason alone
+    makes the command NoAnswer, not a bug; a refusal on a good connection stays a refusal."""
+    if not PG_URL:
+        pytest.skip(SKIP_PG)
+    conn = await asyncpg.connect(_dsn())
+    try:
+        assert not conn.is_closed()
+        assert _lost(conn, asyncpg.AdminShutdownError("terminating connection"))
+        assert _lost(conn, asyncpg.CrashShutdownError("terminating connection"))
+        assert not _lost(conn, asyncpg.UniqueViolationError("duplicate key value"))
+    finally:
+        await conn.close()
+    assert _lost(conn, asyncpg.UniqueViolationError("duplicate key value"))  # closed since
 
 
 async def _waiting_for_a_lock(application_name: str) -> None:
