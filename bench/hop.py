@@ -26,11 +26,13 @@ HOPS = 200  # about 5–40 ms: short enough to take before every round
 # runs only when no other thread of the machine wants that core. It calls the scheduler at every
 # turn (sched_yield) rather than spin in Python alone: a spinner that only waited to be
 # preempted left some wake-ups (a PostgreSQL commit's, after its fdatasync) waiting for the next
-# tick, 4 ms, on the Intel Xeon of bench/README.md ("The machine's thread hop").
+# tick, 4 ms, on the Intel Xeon of bench/README.md ("The machine's thread hop"). It ends when
+# the benchmark does (it is given to another parent then), even one killed before the spinner
+# started: left behind, spinners would hold the cores awake for every later run.
 _SPIN = (
     "import os\n"
     "os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))\n"
-    "while True: os.sched_yield()"
+    "while os.getppid() == {parent}: os.sched_yield()"
 )
 
 
@@ -70,7 +72,8 @@ def awake(on: bool = True) -> Iterator[list[int]]:
         yield []
         return
     cores = os.cpu_count() or 1
-    spinners = [subprocess.Popen([sys.executable, "-c", _SPIN]) for _ in range(cores)]
+    spin = _SPIN.format(parent=os.getpid())
+    spinners = [subprocess.Popen([sys.executable, "-c", spin]) for _ in range(cores)]
     try:
         yield [spinner.pid for spinner in spinners]
     finally:

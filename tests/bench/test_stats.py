@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import os
 import random
 import statistics
 import time
@@ -325,6 +326,45 @@ def test_awake_spins_one_idle_class_process_a_core_and_stops_them() -> None:
             os.kill(pid, 0)
     with awake(on=False) as none:
         assert none == []
+
+
+def _running(pid: int) -> bool:
+    """Alive and not a zombie left for its new parent to reap."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rpartition(")")[2].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads /proc (Linux)")
+def test_spinners_end_with_a_benchmark_killed_mid_run() -> None:
+    """A benchmark killed while it holds the cores awake leaves no spinner behind to hold them
+    for the next run."""
+    import signal
+    import subprocess
+    import sys
+
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import time\nfrom bench.hop import awake\n"
+            "with awake() as pids:\n    print(*pids, flush=True)\n    time.sleep(60)",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+    )
+    assert holder.stdout is not None
+    pids = [int(pid) for pid in holder.stdout.readline().split()]
+    assert pids and all(_running(pid) for pid in pids)
+    holder.send_signal(signal.SIGKILL)
+    holder.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(_running(pid) for pid in pids):
+        time.sleep(0.01)
+    assert not any(_running(pid) for pid in pids)
 
 
 def test_verdicts_compare_with_the_issue_targets() -> None:
