@@ -17,11 +17,8 @@ import functools
 import io
 import json
 import logging
-import os
-import platform
 import pstats
 import signal
-import sqlite3
 import statistics
 import subprocess
 import sys
@@ -36,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # `python bench/run.py` puts bench/, not the repo, on the path
     sys.path.insert(0, str(ROOT))
 
-from bench import baseline, hop, layout_cost  # noqa: E402
+from bench import baseline, hop, layout_cost, machine  # noqa: E402
 from bench.baseline import Baseline, open_baseline  # noqa: E402
 from bench.breakdown import NOOP, breakdown, noop_command  # noqa: E402
 from bench.hop import awake, thread_hop_us  # noqa: E402
@@ -863,20 +860,6 @@ def package_of(filename: str, function: str) -> str:
     return "stdlib " + Path(filename).name
 
 
-def machine() -> str:
-    cpu = "?"
-    with contextlib.suppress(OSError):
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
-    return (
-        f"{os.cpu_count()} cores ({cpu}), Python {platform.python_version()}, "
-        f"SQLite {sqlite3.sqlite_version}, {loop.name()}, load average {load}"
-    )
-
-
 def verdict(name: str, value: float) -> str:
     sign, target = TARGETS[name]
     met = value >= target if sign == "≥" else value <= target
@@ -970,14 +953,17 @@ def main(argv: list[str] | None = None) -> int:
             print("nothing to measure: run with --db sqlite, or name a PostgreSQL server")
             return 2
     started = datetime.now(UTC)
-    print(f"machine: {machine()}")
+    print(f"machine: {machine.describe()}")
     print(f"started {started:%Y-%m-%d %H:%M} UTC")
     extra = measure_startup(plan.startup_guilds) if plan.startup_guilds else []
     extra += ["a message built as layout components and as its embed (bench/layout_cost.py):"]
     extra += ["  " + line for line in asyncio.run(layout_cost.measure(2000))]
     with awake(held_awake(plan.cores)):
+        before = machine.CpuTimes.read()
         backends, more = loop.run(run(plan))  # the bot's own event loop, baseline and bot alike
-    print(f"machine after: {machine()}")
+        after = machine.CpuTimes.read()
+    print(f"machine after: {machine.describe()}")
+    print(machine.described_steal(before, after))
     print(f"ended {datetime.now(UTC):%H:%M} UTC ({(datetime.now(UTC) - started).seconds} s)")
     for line in [*extra, *more, *report(backends)]:
         print(line)
