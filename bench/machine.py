@@ -66,6 +66,20 @@ def steal_share(before: CpuTimes | None, after: CpuTimes | None) -> float | None
     return (after.steal - before.steal) / (after.total - before.total)
 
 
+class StealMeter:
+    """The steal since the last reading, for each slice as it ends: a pair that met a noisy
+    neighbour shows it on its own line."""
+
+    def __init__(self) -> None:
+        self._last = CpuTimes.read()
+
+    def since_last(self) -> float | None:
+        now = CpuTimes.read()
+        share = steal_share(self._last, now)
+        self._last = now
+        return share
+
+
 def describe() -> str:
     cpuinfo = ""
     with contextlib.suppress(OSError):

@@ -411,8 +411,13 @@ def floor_payloads(load: BotLoad, count: int, seed_of: int) -> list[dict[str, An
     return load.payloads(planned)
 
 
+_STEAL = machine.StealMeter()
+
+
 def show(figures: Figures, detail: bool = False) -> Figures:
-    print("  " + figures.line(), flush=True)
+    share = _STEAL.since_last()  # this slice's, with the putting back before it
+    stolen = "" if share is None else f"  steal {100 * share:.0f} %"
+    print("  " + figures.line() + stolen, flush=True)
     if detail:
         print("\n".join(figures.detail()), flush=True)
     return figures

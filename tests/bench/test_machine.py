@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench.machine import CpuTimes, cpu, describe, described_steal, steal_share
+from bench.machine import CpuTimes, StealMeter, cpu, describe, described_steal, steal_share
 
 AMD = """processor\t: 0
 vendor_id\t: AuthenticAMD
@@ -52,3 +52,14 @@ def test_steal_unknown_says_so_rather_than_a_figure() -> None:
 def test_this_machine_is_described_in_one_line() -> None:
     line = describe()
     assert "\n" not in line and " cores (" in line and "Python " in line and "SQLite " in line
+
+
+def test_the_steal_meter_gives_each_slice_the_steal_since_the_last(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    readings = iter([CpuTimes(1000, 10), CpuTimes(2000, 110), CpuTimes(2500, 110), None])
+    monkeypatch.setattr(CpuTimes, "read", classmethod(lambda cls: next(readings)))
+    meter = StealMeter()
+    assert meter.since_last() == pytest.approx(0.1)
+    assert meter.since_last() == 0
+    assert meter.since_last() is None  # /proc/stat gone: unknown, not zero
