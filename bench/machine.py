@@ -1,8 +1,8 @@
 """What the benchmark says of the machine it ran on: the CPU by family and model (this machine
 kind comes with several, all named "AMD EPYC" or "Intel Xeon", whose figures differ:
 bench/README.md, "Current figures"), and the share of the cores' time the hypervisor took
-(steal) while it measured. A run that met a noisy neighbour says so: the bot's Python slows
-more than the raw driver's waits when the cores are taken from it."""
+(steal) while it measured, in all and slice by slice: a run, or a pair of slices, that met a
+noisy neighbour says so."""
 
 from __future__ import annotations
 
@@ -44,9 +44,9 @@ class CpuTimes:
     def parse(cls, stat: str) -> CpuTimes | None:
         """From /proc/stat's `cpu` line (user nice system idle iowait irq softirq steal …)."""
         for line in stat.splitlines():
-            name, *ticks = line.split()
-            if name == "cpu":
-                values = [int(tick) for tick in ticks[:8]]
+            fields = line.split()
+            if fields[:1] == ["cpu"]:
+                values = [int(tick) for tick in fields[1:9]]
                 if len(values) < 8:
                     return None
                 return cls(total=sum(values), steal=values[7])
@@ -67,8 +67,8 @@ def steal_share(before: CpuTimes | None, after: CpuTimes | None) -> float | None
 
 
 class StealMeter:
-    """The steal since the last reading, for each slice as it ends: a pair that met a noisy
-    neighbour shows it on its own line."""
+    """The steal since the last reading, for each slice as it ends (the first: since the
+    benchmark started), so that a pair that met a noisy neighbour shows it on its own lines."""
 
     def __init__(self) -> None:
         self._last = CpuTimes.read()

@@ -41,7 +41,7 @@ def test_steal_is_the_stolen_share_of_all_ticks_between_two_readings() -> None:
 
 
 def test_steal_unknown_says_so_rather_than_a_figure() -> None:
-    assert CpuTimes.parse("intr 1 2 3\n") is None
+    assert CpuTimes.parse("intr 1 2 3\n\n") is None
     assert CpuTimes.parse("cpu  1 2 3\n") is None  # a kernel too old to count steal
     reading = CpuTimes(total=10, steal=1)
     assert steal_share(None, reading) is None

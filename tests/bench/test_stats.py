@@ -10,6 +10,7 @@ import os
 import random
 import statistics
 import time
+from pathlib import Path
 
 import pytest
 
@@ -354,17 +355,24 @@ def test_spinners_end_with_a_benchmark_killed_mid_run() -> None:
         ],
         stdout=subprocess.PIPE,
         text=True,
-        cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+        cwd=Path(__file__).resolve().parents[2],
     )
     assert holder.stdout is not None
-    pids = [int(pid) for pid in holder.stdout.readline().split()]
-    assert pids and all(_running(pid) for pid in pids)
-    holder.send_signal(signal.SIGKILL)
-    holder.wait()
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and any(_running(pid) for pid in pids):
-        time.sleep(0.01)
-    assert not any(_running(pid) for pid in pids)
+    with holder.stdout:
+        pids = [int(pid) for pid in holder.stdout.readline().split()]
+    try:
+        assert pids and all(_running(pid) for pid in pids)
+        holder.send_signal(signal.SIGKILL)
+        holder.wait()
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and any(_running(pid) for pid in pids):
+            time.sleep(0.01)
+        assert not any(_running(pid) for pid in pids)
+    finally:  # a failure leaves nothing spinning for the rest of the tests
+        holder.kill()
+        holder.wait()
+        for pid in filter(_running, pids):
+            os.kill(pid, signal.SIGKILL)
 
 
 def test_verdicts_compare_with_the_issue_targets() -> None:
