@@ -312,8 +312,6 @@ async def test_a_thread_hop_is_a_round_trip_through_a_waiting_thread() -> None:
 
 
 def test_awake_spins_one_idle_class_process_a_core_and_stops_them() -> None:
-    import os
-
     with awake() as pids:
         assert len(pids) == (os.cpu_count() or 1)
         deadline = time.monotonic() + 10
