@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from bench.stats import Figures, Job, closed_loop, open_loop
+from bench.stats import Figures, Job, closed_loop, measured, open_loop
 from bench.world import World, mix, raw_dsn, sqlite_path
 from rules.names import name_key
 
@@ -226,8 +226,7 @@ async def run_closed(
 ) -> Figures:
     """One closed-loop slice of `count` commands with `concurrency` in flight."""
     jobs = baseline.jobs(targets(world, count, seed))
-    seconds, latencies = await closed_loop(jobs, concurrency)
-    return Figures(f"{baseline.label} C={concurrency}", seconds, latencies)
+    return await measured(f"{baseline.label} C={concurrency}", closed_loop(jobs, concurrency))
 
 
 async def run_open(
@@ -235,5 +234,4 @@ async def run_open(
 ) -> Figures:
     """One open-loop slice: a command at each of `arrivals`."""
     jobs = baseline.jobs(targets(world, len(arrivals), seed))
-    seconds, latencies = await open_loop(jobs, arrivals)
-    return Figures(f"{baseline.label} {label}", seconds, latencies)
+    return await measured(f"{baseline.label} {label}", open_loop(jobs, arrivals))

@@ -105,12 +105,14 @@ class BotLoad:
         in_flight: dict[SentInteraction, float] = {}
         jobs: list[Job] = [self._job(p, outcome, by_command, in_flight) for p in payloads]
         watchdog = asyncio.create_task(_time_out(in_flight))
+        cpu = time.process_time()  # the process's, over the slice and its commands' ends
         try:
             seconds, latencies = await drive(jobs)
         finally:
             watchdog.cancel()
         await self.driver.idle(ANSWER_TIMEOUT)  # the tasks still finishing after their answer
         figures = Figures(label, seconds, latencies, outcome["refused"], outcome["errors"])
+        figures.cpu_seconds = time.process_time() - cpu
         figures.by_command = by_command
         return figures
 

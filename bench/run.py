@@ -166,6 +166,16 @@ class Backend:
     def open_p99_ratio(self) -> Paired:
         return Paired.of([b.p99_ms for b in self.open_bot], [b.p99_ms for b in self.open_base])
 
+    def open_cpu_us(self) -> tuple[float, float] | None:
+        """The process's CPU a command in the open loop, the bot's and the baseline's (the
+        median of their slices): what makes one side's core busier than the other's at the
+        same rate."""
+        bot = [f.cpu_us for f in self.open_bot if f.cpu_us is not None]
+        base = [f.cpu_us for f in self.open_base if f.cpu_us is not None]
+        if not bot or not base:
+            return None
+        return statistics.median(bot), statistics.median(base)
+
     def scale(self) -> Paired | None:
         if not self.closed_large:
             return None
@@ -878,6 +888,14 @@ def report(backends: list[Backend]) -> list[str]:
         for name, paired in found.figures().items():
             rounded = (round_down if name == "throughput" else round_up)(paired.median)
             lines.append(f"  {name:<15} {paired.describe()}  → {rounded}")
+        cpu = found.open_cpu_us()
+        if cpu is not None:
+            busy = [us * found.open_rate / 1e6 for us in cpu]
+            lines.append(
+                f"  {'open loop cpu':<15} bot {cpu[0]:.0f} µs, baseline {cpu[1]:.0f} µs of the "
+                f"process's CPU a command: at {found.open_rate:.0f}/s a core {busy[0]:.2f} and "
+                f"{busy[1]:.2f} busy"
+            )
         boards = found.boards()
         if boards is not None:
             lines.append(f"  {'boards':<15} {boards.describe()}")

@@ -30,6 +30,9 @@ class Figures:
     errors: int = 0
     by_command: dict[str, list[float]] = field(default_factory=dict)
     board_edits: int = 0  # status-board edits made during the slice
+    # The process's CPU time over the slice (every thread, user and system; not the database
+    # server's): what a command costs the core its event loop runs on, busy or not.
+    cpu_seconds: float | None = None
 
     @property
     def commands(self) -> int:
@@ -54,6 +57,13 @@ class Figures:
         kept = ordered[: max(1, len(ordered) - math.floor(TRIM * len(ordered)))]
         return 1000 * statistics.fmean(kept) if kept else 0.0
 
+    @property
+    def cpu_us(self) -> float | None:
+        """The process's CPU a command, in µs."""
+        if self.cpu_seconds is None or not self.commands:
+            return None
+        return 1e6 * self.cpu_seconds / self.commands
+
     def percentile_ms(self, q: float) -> float:
         return 1000 * percentile(sorted(self.latencies), q)
 
@@ -68,6 +78,8 @@ class Figures:
     def line(self) -> str:
         extra = f"  refused {self.refused}" if self.refused else ""
         extra += f"  ERRORS {self.errors}" if self.errors else ""
+        cpu = self.cpu_us
+        extra += f"  cpu {cpu:.0f} µs" if cpu is not None else ""
         return (
             f"{self.label:<34} {self.commands:>6} cmds {self.rate:>8.0f}/s  "
             f"p50 {self.p50_ms:6.1f} ms  p99 {self.p99_ms:6.1f} ms{extra}"
@@ -101,6 +113,14 @@ def percentile(ordered: Sequence[float], q: float) -> float:
 def ended(answered_at: float | None) -> float:
     """When a job's command ended: the moment it says it was answered, else now."""
     return time.perf_counter() if answered_at is None else answered_at
+
+
+async def measured(label: str, loop: Awaitable[tuple[float, list[float]]]) -> Figures:
+    """The figures of one slice run by `loop` (closed_loop or open_loop, not yet started), with
+    the process's CPU over it."""
+    cpu = time.process_time()
+    seconds, latencies = await loop
+    return Figures(label, seconds, latencies, cpu_seconds=time.process_time() - cpu)
 
 
 async def closed_loop(jobs: Sequence[Job], concurrency: int) -> tuple[float, list[float]]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import sqlite3
 
 from bench import baseline
+from bench.load import BotLoad
 from bench.run import seeded
 from bench.world import World, mix, sqlite_database, sqlite_path
 
@@ -37,3 +38,19 @@ async def test_a_slice_writes_one_event_a_write_and_none_a_look() -> None:
             (events,) = conn.execute("SELECT count(*) FROM events").fetchone()
     assert figures.commands == COUNT
     assert events == WORLD.characters + writes  # the seeded creations, then one a write
+
+
+async def test_a_bot_slice_answers_every_command_and_counts_the_process_s_cpu() -> None:
+    """The bot's side of a slice: the mix through the command tree, every command answered,
+    and the CPU the process spent on it (printed beside the baseline's)."""
+    async with sqlite_database("bot-load-test") as url:
+        await seeded(url, WORLD)
+        load = BotLoad(url, WORLD, SEED)
+        await load.start()
+        try:
+            figures = await load.run(COUNT, 8, SEED, "bot")
+        finally:
+            await load.close()
+    assert figures.commands == COUNT and figures.errors == 0
+    assert figures.cpu_seconds is not None and figures.cpu_seconds > 0
+    assert sum(len(x) for x in figures.by_command.values()) == COUNT

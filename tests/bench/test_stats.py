@@ -20,6 +20,7 @@ from bench.stats import (
     Figures,
     Paired,
     closed_loop,
+    measured,
     open_loop,
     percentile,
     poisson_arrivals,
@@ -190,6 +191,27 @@ async def test_closed_loop_keeps_c_in_flight() -> None:
     assert most == 3 and len(latencies) == 30
 
 
+async def test_a_slice_counts_the_process_s_cpu_over_it() -> None:
+    """Jobs that each burn 3 ms of CPU, beside jobs that only wait: the slice's CPU is the
+    burning, not the waiting (the open loop's line says how busy each side keeps its core)."""
+
+    async def burn() -> None:
+        until = time.process_time() + 0.003
+        while time.process_time() < until:
+            pass
+
+    async def wait() -> None:
+        await asyncio.sleep(0.003)
+
+    burnt = await measured("burn", closed_loop([burn] * 10, 2))
+    waited = await measured("wait", closed_loop([wait] * 10, 2))
+    assert burnt.cpu_seconds is not None and waited.cpu_seconds is not None
+    assert burnt.cpu_seconds >= 0.03 > waited.cpu_seconds
+    assert burnt.cpu_us is not None and burnt.cpu_us >= 3000
+    assert f"cpu {burnt.cpu_us:.0f} µs" in burnt.line()
+    assert "cpu" not in Figures("x", 1.0, [0.001]).line()  # not measured: not printed
+
+
 def test_percentile_is_nearest_rank() -> None:
     ordered = [float(i) for i in range(1, 101)]
     assert percentile(ordered, 0.99) == 99.0
@@ -290,6 +312,22 @@ def test_pooled_p99_takes_every_slice_s_latencies_together() -> None:
     assert pooled_p99_ratio(read, unread) == pytest.approx(0.5)
     # Per pair, the first read slice alone (p99 50 ms) would have been compared instead.
     assert Paired.of([read[0].p99_ms], [unread[0].p99_ms]).median == pytest.approx(50 / 198)
+
+
+def test_the_report_says_how_busy_each_side_keeps_its_core_in_the_open_loop() -> None:
+    found = _backend("postgresql", 700)
+    found.open_rate = 1300.0
+    for bot, base in zip(found.open_bot, found.open_base, strict=True):
+        bot.cpu_seconds = bot.commands * 600e-6  # 600 µs a command
+        base.cpu_seconds = base.commands * 300e-6
+    found.open_bot[0].cpu_seconds = found.open_bot[0].commands * 900e-6  # the median holds
+    (line,) = [x for x in report([found]) if "open loop cpu" in x]
+    assert line.split() == [
+        *("open", "loop", "cpu", "bot", "600", "µs,", "baseline", "300", "µs", "of", "the"),
+        *("process's", "CPU", "a", "command:", "at", "1300/s", "a", "core", "0.78", "and"),
+        *("0.39", "busy"),
+    ]
+    assert not any("open loop cpu" in x for x in report([_backend("sqlite", 700)]))
 
 
 def test_the_report_names_the_machine_s_thread_hop_of_each_round() -> None:
