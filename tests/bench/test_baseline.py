@@ -1,5 +1,6 @@
-"""The raw baseline does the database work of the bot's slice of the same seed: the same
-commands on the same characters, the looks (`/character show`) as reads, the rest as writes."""
+"""The two sides of a slice: the raw baseline does the database work of the bot's slice of the
+same seed (the same commands on the same characters, the looks, `/character show`, as reads,
+the rest as writes), and the bot's slice answers every command; each counts its CPU."""
 
 from __future__ import annotations
 
