@@ -24,9 +24,11 @@ from bench import baseline
 from bench.load import BotLoad
 from bench.stats import Figures
 from bench.world import World
+from bot.private_api import send_answer
 from bot.render.card import Card
 from bot.render.common import INFO_COLOUR
 from bot.render.layout import layout
+from bot.replies import NO_PINGS
 
 NOOP = "bench-noop"
 
@@ -95,9 +97,14 @@ class Trips:
 def noop_command() -> app_commands.Command[Any, Any, None]:
     @app_commands.command(name=NOOP, description="answers at once, touches nothing")
     async def noop(interaction: discord.Interaction, character: str | None = None) -> None:
-        # A card as small as the bot's smallest result: the floor is what discord.py costs.
+        # A card as small as the bot's smallest result, answered as the bot answers
+        # (bot/replies.py): the floor is what discord.py costs on the bot's own path, without
+        # the reply parsed into a Message that the bot never reads.
         card = Card(colour=INFO_COLOUR, title=character or "?", lines=("VIT 10/10 · Up",))
-        await interaction.response.send_message(view=layout(card))
+        view = layout(card)
+        await send_answer(
+            interaction, view=view, allowed_mentions=NO_PINGS, files=(), ephemeral=False
+        )
 
     return noop
 
