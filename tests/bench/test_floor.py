@@ -28,7 +28,7 @@ async def test_the_floor_answers_each_command_at_once_with_its_card() -> None:
     assert figures.commands == COUNT and figures.errors == 0 and figures.refused == 0
     reply = result.reply
     assert reply.kind == "reply" and reply.layout and not reply.ephemeral
-    assert result.card.title == "Ash *the* <Bold>"  # as typed, escaped for Discord
+    assert result.card.title == "Ash *the* <Bold>"  # what a member sees: the name as typed
     assert result.card.body == "VIT 10/10 · Up"
     (request,) = result.requests  # the answer alone: no defer, no followup
     assert request.payload is not None and request.payload["type"] == 4  # a channel message
