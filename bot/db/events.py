@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Row, Select, bindparam, func, select, update
+from sqlalchemy import Row, Select, bindparam, func, select, text, update
 
 from bot.db.characters import CharacterRepository
 from bot.db.codec import load_roll
 from bot.db.records import Event, utc
-from bot.db.tables import characters, events
+from bot.db.tables import DELETIONS, characters, events
 from bot.db.turns import rows
 from bot.db.writes import LOG_EVENT, UNDO, event_values
 from rules import history
@@ -19,8 +19,6 @@ from rules.models import Sheet
 from rules.names import name_key
 from rules.outcome import Outcome
 from rules.rolls import Roll
-
-DELETE = "character delete"
 
 
 def _history(bookkeeping: bool, paged: bool) -> Select[Any]:
@@ -37,6 +35,17 @@ def _history(bookkeeping: bool, paged: bool) -> Select[Any]:
 # Built once (session.py says why): a history's four shapes, the newest event's id.
 _HISTORY = {(b, p): _history(b, p) for b in (False, True) for p in (False, True)}
 _LATEST = select(func.max(events.c.id)).where(events.c.guild_id == bindparam("guild_id"))
+# A guild's deletions of characters gone since, newest first. Read through their own index
+# (tables.py), which a statement serves only if it names the deletion as a literal.
+DELETED = (
+    select(events.c.character_id, events.c.sheet_before)
+    .where(
+        events.c.guild_id == bindparam("guild_id"),
+        text(DELETIONS),
+        events.c.character_id.not_in(select(characters.c.id)),
+    )
+    .order_by(events.c.id.desc())
+)
 
 
 def _sheet(data: dict[str, Any] | None) -> Sheet | None:
@@ -171,17 +180,8 @@ class EventRepository(CharacterRepository):
 
     async def deleted(self) -> list[tuple[int, Sheet]]:
         """The guild's deleted characters (their log stays): id and last sheet, newest first."""
-        stmt = (
-            select(events.c.character_id, events.c.sheet_before)
-            .where(
-                events.c.guild_id == self.guild_id,
-                events.c.command == DELETE,
-                events.c.character_id.not_in(select(characters.c.id)),
-            )
-            .order_by(events.c.id.desc())
-        )
         found: dict[int, Sheet] = {}
-        for character_id, data in (await self.conn.execute(stmt)).all():
+        for character_id, data in (await self.conn.execute(DELETED, self._of())).all():
             if character_id not in found and data is not None:
                 found[character_id] = Sheet.model_validate(data)
         return list(found.items())

@@ -23,6 +23,7 @@ from sqlalchemy import (
     Table,
     UniqueConstraint,
     false,
+    text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -36,6 +37,10 @@ NAMING = {
 }
 
 Snowflake = BigInteger  # Discord ids do not fit 32 bits
+# A deletion's event, written as a literal: a partial index serves only a query that names
+# its condition so (a bound parameter could be any command).
+DELETE = "character delete"
+DELETIONS = f"command = '{DELETE}'"
 Stamp = DateTime(timezone=True)  # always UTC
 
 
@@ -121,6 +126,15 @@ class EventModel(Base):
     __table_args__ = (
         Index(None, "character_id", "id"),
         Index(None, "guild_id", "id"),
+        # The deletions alone (migration 0007): the GM's page lists a guild's deleted
+        # characters, which without it read every event the guild ever logged.
+        Index(
+            "ix_events_deletions",
+            "guild_id",
+            "id",
+            sqlite_where=text(DELETIONS),
+            postgresql_where=text(DELETIONS),
+        ),
     )
 
     # SQLite's own rowid, no AUTOINCREMENT (one page less a commit): events are never deleted,

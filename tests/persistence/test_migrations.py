@@ -49,7 +49,7 @@ async def test_models_and_migrations_agree(db: Database) -> None:
 
 
 async def test_upgrade_is_idempotent_and_reaches_head(db: Database) -> None:
-    assert HEAD == "0006"
+    assert HEAD == "0007"
     assert await _version(db) == HEAD
     await db.upgrade()  # a restart of the bot
     assert await _version(db) == HEAD
