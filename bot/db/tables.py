@@ -37,11 +37,10 @@ NAMING = {
 }
 
 Snowflake = BigInteger  # Discord ids do not fit 32 bits
-# A deletion's event, written as a literal: a partial index serves only a query that names
-# its condition so (a bound parameter could be any command).
-DELETE = "character delete"
-DELETIONS = f"command = '{DELETE}'"
 Stamp = DateTime(timezone=True)  # always UTC
+# A deletion's event, as a literal: a partial index serves only a statement that names its
+# condition so (a bound parameter could be any command).
+DELETIONS = "command = 'character delete'"
 
 
 class Base(DeclarativeBase):
