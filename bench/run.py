@@ -97,7 +97,9 @@ class Plan:
     cores: str = "awake"  # every core held awake while measuring, or let idle (bench/hop.py)
     views: float = 0.0  # campaign page views a second beside paired open-loop slices (0: none)
     views_rounds: int = 0  # …and how many pairs of them
-    views_on_loop: bool = False  # the page served on the bot's event loop, not its page process
+    # Where the page is served: None as WEB_PORT serves it (on the bot's event loop on
+    # PostgreSQL, by a page process on an SQLite file); True on the loop; False by a page process.
+    views_on_loop: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -262,11 +264,21 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "RATE views a second by another process (5 live boards open), then with and without "
         "the 5 live boards",
     )
-    parser.add_argument(
+    served = parser.add_mutually_exclusive_group()
+    served.add_argument(
         "--views-on-loop",
-        action="store_true",
-        help="with --views: the page served on the bot's own event loop (as beside a database "
-        "in memory) instead of by the page process WEB_PORT starts",
+        dest="views_on_loop",
+        action="store_const",
+        const=True,
+        help="with --views: the page served on the bot's own event loop on either database "
+        "(WEB_PORT serves it there on PostgreSQL, by a page process on an SQLite file)",
+    )
+    served.add_argument(
+        "--views-apart",
+        dest="views_on_loop",
+        action="store_const",
+        const=False,
+        help="with --views: the page served by a page process on either database",
     )
     parser.add_argument(
         "--cores",
@@ -634,22 +646,23 @@ VIEWS_LIVE = 5  # live boards kept open by the page's readers
 
 async def measure_views(plan: Plan, slices: Slices) -> None:
     """Issue 18: a page view must not move the commands' p99. The small bot serves its
-    campaign page (as WEB_PORT does: by its page process; `--views-on-loop`: on its event
-    loop), read by another process at `plan.views` a second while a third keeps live boards
-    open; open-loop slices at the open rate, the same arrivals with the page views running
-    and paused (SIGSTOP), in turn; then the same with the live boards open and closed, the
-    page views paused."""
+    campaign page (as WEB_PORT does: on its event loop on PostgreSQL, by a page process on an
+    SQLite file; `--views-on-loop` and `--views-apart` choose), read by another process at
+    `plan.views` a second while a third keeps live boards open; open-loop slices at the open
+    rate, the same arrivals with the page views running and paused (SIGSTOP), in turn; then
+    the same with the live boards open and closed, the page views paused."""
     from bench import web_views
 
     found, load, small = slices.found, slices.bot, slices.small
     count = max(100, round(found.open_rate * plan.open_seconds))
-    print(
-        f"{found.name}: page views, {plan.views:g}/s beside open-loop slices at "
-        f"{found.open_rate:.0f}/s, {plan.views_rounds} pairs"
-    )
     async with web_views.beside(
         load, rate=plan.views, live=VIEWS_LIVE, on_loop=plan.views_on_loop
     ) as reader:
+        where = "on the bot's loop" if reader.on_loop else "by a page process"
+        print(
+            f"{found.name}: page views, {plan.views:g}/s beside open-loop slices at "
+            f"{found.open_rate:.0f}/s, {plan.views_rounds} pairs, the page served {where}"
+        )
 
         async def one(kind: str, on: bool, s: int, arrivals: list[float]) -> None:
             if kind == "views":  # the live boards open on both sides

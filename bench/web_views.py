@@ -10,8 +10,9 @@ characters and their odds charts, its boards), then views them at `--rate` reque
 (an open loop: a slow page does not slow the next one down) while `--live` live boards stay
 open, and prints one JSON line: requests, statuses, latency p50/p99 (ms), live updates received.
 
-Beside the benchmark's bot, as WEB_PORT serves it (a page process the bot starts; the page
-views from processes of their own, as readers' browsers are):
+Beside the benchmark's bot, as WEB_PORT serves it (on the bot's loop on PostgreSQL, by a page
+process the bot starts on an SQLite file; the page views from processes of their own, as
+readers' browsers are):
 
     python bench/web_views.py bench [--rate 20] [--live 5] -- --quick --db sqlite
 
@@ -200,10 +201,11 @@ class Reader:
     boards, closed and opened again (their connections ended, then made anew)."""
 
     def __init__(
-        self, pages: asyncio.subprocess.Process, boards: asyncio.subprocess.Process
+        self, pages: asyncio.subprocess.Process, boards: asyncio.subprocess.Process, on_loop: bool
     ) -> None:
         self._pages = pages
         self._boards = boards
+        self.on_loop = on_loop  # where the page is served: the bot's loop, or a page process
 
     def pause(self) -> None:
         self._pages.send_signal(signal.SIGSTOP)
@@ -220,11 +222,12 @@ class Reader:
 
 @contextlib.asynccontextmanager
 async def beside(
-    load: Any, *, rate: float, live: int, guild: int = 0, on_loop: bool = False
+    load: Any, *, rate: float, live: int, guild: int = 0, on_loop: bool | None = None
 ) -> AsyncIterator[Reader]:
-    """The page served beside the benchmark's bot (`load`: a bench.load.BotLoad, started) as
-    WEB_PORT serves it — by a page process the bot starts (bot/web/process.py), or with
-    `on_loop` on the bot's own event loop (as a database in memory has it) — with a status
+    """The page served beside the benchmark's bot (`load`: a bench.load.BotLoad, started) —
+    as WEB_PORT serves it (`on_loop` None: on the bot's event loop on PostgreSQL, by a page
+    process the bot starts on an SQLite file, bot/web/process.py), on the bot's loop (True),
+    or by a page process (False) — with a status
     board in one guild's channel and a link for that guild's GM; and the page views of
     `views` against it while the block runs, from two processes of their own: one views pages
     at `rate` a second, one keeps `live` live boards open. Prints each one's figures at the
@@ -232,17 +235,26 @@ async def beside(
     from bot.config import Settings
     from bot.web.app import WebServer
     from bot.web.links import Link, Links
-    from bot.web.process import PageProcess
-    from bot.web.serve import channel_name
+    from bot.web.process import PageProcess, apart
+    from bot.web.serve import channel_name, channel_names
 
     bot, world = load.bot, load.world
     guild_id = world.guild_id(guild)
     channel_id = guild_id + 1  # a channel of the guild's own; the bot's boards never edit it
     links = Links(SECRET, hours=24, base_url="http://127.0.0.1/")
     server: WebServer | PageProcess
+    if on_loop is None:
+        on_loop = not apart(bot.database_url)
     if on_loop:
-        server = WebServer(
-            lambda: bot.db, links, host="127.0.0.1", port=0, rate_limit=None, commands=bot.inflight
+        server = WebServer(  # as bot/web/serve.py's beside() serves it
+            lambda: bot.db,
+            links,
+            host="127.0.0.1",
+            port=0,
+            rate_limit=None,
+            channel_names=channel_names(bot),
+            clock=bot.clock,
+            commands=bot.inflight,
         )
         await server.start()
     else:
@@ -281,7 +293,7 @@ async def beside(
             ready = await asyncio.wait_for(process.stdout.readline(), 60)
             if ready.strip() != b"ready":
                 raise RuntimeError(f"the {name} did not start: {ready!r}")
-        yield Reader(processes["page views"], processes["live boards"])
+        yield Reader(processes["page views"], processes["live boards"], on_loop)
     finally:
         for name, process in processes.items():
             process.send_signal(signal.SIGCONT)  # a paused reader hears SIGTERM once resumed

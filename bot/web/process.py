@@ -1,11 +1,14 @@
 """The campaign page beside the bot, in a page process of its own (WEB_PORT with
-`python -m bot run`, on a database another process can open).
+`python -m bot run`, on an SQLite file).
 
 The bot's process opens WEB_PORT and hands the listening socket to `python -m bot web`, which
 it starts once its database is ready, starts again if it ends, and stops with itself. The
 pages' reads and drawing then run beside the bot, not on the event loop that answers the
-commands: served on that loop, each page view's CPU lengthened the commands' queue
-(issue 18: a page view must not move the commands' p99; bench/README.md "Page views"). The
+commands: SQLite's reads run on the loop itself (bot/db/looks.py), so served there each page
+view's reads and CPU lengthened the commands' queue (issue 18: a page view must not move the
+commands' p99; bench/README.md "Page views"). On PostgreSQL a read is a round trip the loop
+does not wait for, and the page served on the loop moved the commands' p99 no more than a
+page process did: there the bot serves it on its loop (bot/web/serve.py). The
 socket stays open in the bot's process meanwhile: a reader arriving while the page process
 starts (again) waits in its backlog, never refused.
 
@@ -50,12 +53,15 @@ NICE = 19
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def shareable(database_url: str) -> bool:
-    """Whether another process can open this database (not an in-memory SQLite one), and
-    this system can hand it a socket."""
+def apart(database_url: str) -> bool:
+    """Whether WEB_PORT's page is served by a page process: on an SQLite file (another
+    process can open it), where this system can hand that process a socket. Not on
+    PostgreSQL (the bot's loop serves it as well: the module's docstring), nor an SQLite
+    database in memory (no other process can open it)."""
     url = make_url(database_url)
-    memory = url.get_backend_name() == "sqlite" and url.database in (None, "", ":memory:")
-    return not memory and hasattr(os, "fork")
+    if url.get_backend_name() != "sqlite":
+        return False
+    return url.database not in (None, "", ":memory:") and hasattr(os, "fork")
 
 
 def environment(settings: Settings, links: Links) -> dict[str, str]:
