@@ -227,11 +227,10 @@ async def beside(
     """The page served beside the benchmark's bot (`load`: a bench.load.BotLoad, started) —
     as WEB_PORT serves it (`on_loop` None: on the bot's event loop on PostgreSQL, by a page
     process the bot starts on an SQLite file, bot/web/process.py), on the bot's loop (True),
-    or by a page process (False) — with a status
-    board in one guild's channel and a link for that guild's GM; and the page views of
-    `views` against it while the block runs, from two processes of their own: one views pages
-    at `rate` a second, one keeps `live` live boards open. Prints each one's figures at the
-    end."""
+    or by a page process (False) — with a status board in one guild's channel and a link for
+    that guild's GM; and the page views of `views` against it while the block runs, from two
+    processes of their own: one views pages at `rate` a second, one keeps `live` live boards
+    open. Prints each one's figures at the end."""
     from bot.config import Settings
     from bot.web.app import WebServer
     from bot.web.links import Link, Links
