@@ -7,8 +7,8 @@ pages' reads and drawing then run beside the bot, not on the event loop that ans
 commands: SQLite's reads run on the loop itself (bot/db/looks.py), so served there each page
 view's reads and CPU lengthened the commands' queue (issue 18: a page view must not move the
 commands' p99; bench/README.md "Page views"). On PostgreSQL a read is a round trip the loop
-does not wait for, and the page served on the loop moved the commands' p99 no more than a
-page process did: there the bot serves it on its loop (bot/web/serve.py). The
+does not wait for, and served on the loop the page moved the commands' p99 no more than a page
+process did, on every CPU measured: there the bot serves it on its loop (bot/web/serve.py). The
 socket stays open in the bot's process meanwhile: a reader arriving while the page process
 starts (again) waits in its backlog, never refused.
 
