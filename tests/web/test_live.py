@@ -19,7 +19,7 @@ import pytest
 
 from bot.web import pages
 from bot.web.links import Links
-from tests.discord.conftest import PG_SERVER, SKIP_PG, postgres_database, started
+from tests.discord.conftest import PG_SERVER, SKIP_PG, Harness, postgres_database, started
 from tests.spec_validation import Validator
 from tests.web.conftest import SECRET, Client, Site, serving
 from tests.web.pages_html import parse
@@ -61,6 +61,17 @@ async def _stream(client: Client, url: str) -> aiohttp.ClientResponse:
     assert response.status == 200, await response.text()
     assert response.headers["Content-Type"].startswith("text/event-stream")
     return response
+
+
+async def follows_a_damage(h: Harness, client: Client, board_url: str) -> None:
+    """The open live board of Roryn (VIT 3) shows a /damage of 5 within DEADLINE_S."""
+    stream = await _stream(client, f"{board_url}/live")
+    try:
+        await next_event(stream, board_says("Roryn", "VIT 3/10"), DEADLINE_S)
+        await h.run(h.owner, "damage", character="Roryn", amount=5)
+        await next_event(stream, board_says("Dying", "VIT -2/10"), DEADLINE_S)
+    finally:
+        stream.close()
 
 
 async def test_the_board_shows_a_damage_within_3_s(tmp_path: Path, spec_validator) -> None:
@@ -194,13 +205,7 @@ async def _across_processes(url: str, validator: Validator) -> None:
         try:
             page = await site.open(h.owner)
             assert page.status == 200 and page.url.host == "127.0.0.1", page.text
-            stream = await _stream(page.client, f"{page.url}boards/{h.guild.channel_id}/live")
-            try:
-                await next_event(stream, board_says("VIT 3/10"), DEADLINE_S)
-                await h.run(h.owner, "damage", character="Roryn", amount=5)
-                await next_event(stream, board_says("Dying", "VIT -2/10"), DEADLINE_S)
-            finally:
-                stream.close()
+            await follows_a_damage(h, page.client, f"{page.url}boards/{h.guild.channel_id}")
         finally:
             await site.close()
 

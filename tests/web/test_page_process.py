@@ -31,7 +31,7 @@ from tests.discord.conftest import Harness, database, started
 from tests.spec_validation import Validator
 from tests.web.conftest import SECRET, Site
 from tests.web.pages_html import parse
-from tests.web.test_live import DEADLINE_S, _stream, board_says, next_event
+from tests.web.test_live import follows_a_damage
 
 ROOT = Path(__file__).resolve().parents[2]
 START_S = 60.0  # a page process's start: a fresh interpreter importing the bot
@@ -103,13 +103,7 @@ async def test_the_page_process_serves_the_bots_port_and_database(
         assert board.status == 200 and "#table" in parse(board.text).text, board.text
         assert "#table" in parse(opened.text).text
         # Its live board hears the bot's writes (another process: by its poll).
-        stream = await _stream(opened.client, f"{board.url}/live")
-        try:
-            await next_event(stream, board_says("Roryn", "VIT 3/10"), DEADLINE_S)
-            await h.run(h.owner, "damage", character="Roryn", amount=5)
-            await next_event(stream, board_says("Dying", "VIT -2/10"), DEADLINE_S)
-        finally:
-            stream.close()
+        await follows_a_damage(h, opened.client, str(board.url))
     assert _ended(pid)  # stopped with the bot
     async with aiohttp.ClientSession() as session:
         with pytest.raises(aiohttp.ClientConnectionError):  # and the port closed
@@ -135,13 +129,7 @@ async def test_on_postgresql_the_page_is_served_on_the_bots_loop(
             board = await opened.get(f"boards/{h.guild.channel_id}")
             assert board.status == 200 and "#table" in parse(board.text).text, board.text
             # Its live board hears the bot's writes (this process: told by the database).
-            stream = await _stream(opened.client, f"{board.url}/live")
-            try:
-                await next_event(stream, board_says("Roryn", "VIT 3/10"), DEADLINE_S)
-                await h.run(h.owner, "damage", character="Roryn", amount=5)
-                await next_event(stream, board_says("Dying", "VIT -2/10"), DEADLINE_S)
-            finally:
-                stream.close()
+            await follows_a_damage(h, opened.client, str(board.url))
         finally:
             await site.close()
             await server.close()
