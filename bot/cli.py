@@ -149,7 +149,6 @@ async def _run(settings: Settings, signals: StopSignals) -> int:
     from bot.app import create_bot
     from bot.health import HealthServer
     from bot.lifecycle import serve
-    from bot.web.process import PageProcess
     from bot.web.serve import beside
 
     bot = create_bot(
@@ -175,8 +174,8 @@ async def _run(settings: Settings, signals: StopSignals) -> int:
             )
     page = None
     try:
-        page = await beside(bot, settings)  # the campaign page (bot/web/process.py)
-        if isinstance(page, PageProcess):
+        page = await beside(bot, settings)  # the campaign page (bot/web/serve.py)
+        if page is not None:
             signals.on_stop.append(page.stop)  # its stop beside the bot's drain, not after
         async with bot:
             if not signals.stop.is_set():  # stopped while starting: nothing to serve

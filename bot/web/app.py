@@ -10,6 +10,7 @@ die pictures the emoji are drawn from) are served by it, nothing from elsewhere.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import hashlib
 import logging
@@ -128,6 +129,7 @@ class WebServer:
         # takes at most 10 s; the live streams end at once). A reader who leaves ends its
         # request at once (handler_cancellation): a closed live board frees its place now, not
         # at its next write.
+        self._closed: asyncio.Task[None] | None = None
         self._runner = web.AppRunner(
             app,
             access_log=None,
@@ -148,7 +150,18 @@ class WebServer:
         log.info("campaign page on http://%s:%s/", self.host or "0.0.0.0", self.port)
         return self.port
 
+    def stop(self) -> None:
+        """Start closing now (the bot was told to stop: the page's requests end while the bot
+        drains its commands, not after, within the stop's 10 s); `close` waits for it."""
+        if self._closed is None:
+            self._closed = asyncio.create_task(self._close(), name="lastgasp-web-close")
+
     async def close(self) -> None:
+        self.stop()
+        assert self._closed is not None
+        await self._closed
+
+    async def _close(self) -> None:
         await self.live.close()
         await self._runner.cleanup()
 

@@ -9,12 +9,14 @@ import logging
 import re
 import shlex
 import signal
+import socket
 import sqlite3
 import time
 from collections import Counter
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import aiohttp
 import pytest
 
 from bot import replies
@@ -22,6 +24,7 @@ from bot.failures import EXPIRED
 from bot.lifecycle import RESTARTING, InFlight, shut_down
 from bot.offline import Message, snowflake
 from tests.ops.standin import DiscordStandIn, bot_process, running_standin, sqlite_url
+from tests.web.conftest import SECRET
 
 SHUTDOWN_BOUND_S = 10.0
 # Discord slow to take the answers: the commands are still in flight when the signal comes.
@@ -183,6 +186,42 @@ async def test_a_second_ctrl_c_stops_waiting_at_once(standin, tmp_path):
     assert re.search(
         r"closing with 1 interaction\(s\) still running after 0\.\d s: character create", line
     )
+    assert "Traceback" not in bot.stderr
+
+
+@pytest.mark.slow
+async def test_the_page_on_the_bots_loop_closes_at_the_signal_not_after_the_drain(
+    standin, tmp_path
+):
+    """WEB_PORT served on the bot's event loop (PostgreSQL, or here SQLite in memory): its
+    readers are let go while the bot drains its commands, so the whole stop stays in 10 s."""
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    page = f"http://127.0.0.1:{port}/"
+    served = {"WEB_PORT": str(port), "WEB_HOST": "127.0.0.1", "WEB_SECRET": SECRET}
+    memory = {**env(tmp_path / "unused.db"), "DATABASE_URL": "sqlite+aiosqlite://", **served}
+    fresh = aiohttp.TCPConnector(force_close=True)  # a new connection every request
+    async with (
+        bot_process(standin.url, tmp_path, "run", **memory) as bot,
+        aiohttp.ClientSession(connector=fresh) as session,
+    ):
+        await standin.connected()
+        async with session.get(page) as answer:
+            assert answer.status == 200  # served
+        standin.callback_delay = 30.0  # Discord never answers: the command stays in flight
+        create = standin.command(standin.gm, "character create", name="Roryn")
+        await standin.push(create)
+        await standin.replies(create)
+        bot.send_signal(signal.SIGTERM)
+        await bot.wait_for_line("draining: waiting for 1 interaction(s) in flight")
+        with pytest.raises(aiohttp.ClientConnectionError):
+            async with session.get(page, timeout=aiohttp.ClientTimeout(total=2.0)):
+                pass
+        assert bot.process.returncode is None  # still draining
+        bot.send_signal(signal.SIGTERM)  # stop waiting for the command
+        code = await bot.wait(SHUTDOWN_BOUND_S)
+    assert code == 0, bot.stderr
     assert "Traceback" not in bot.stderr
 
 

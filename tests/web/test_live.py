@@ -150,6 +150,27 @@ async def test_a_revoked_link_ends_its_open_board(site: Site, monkeypatch) -> No
         stream.close()
 
 
+async def test_the_bots_stop_ends_its_open_boards_at_once(site: Site) -> None:
+    """On the bot's loop the page stops when the bot is told to (WebServer.stop, called by
+    the stop signal's handler): its open boards end while the bot drains, not after."""
+    h = site.h
+    await h.add_character("Roryn")
+    await h.run(h.gm, "board start")
+    page = await site.open(h.owner)
+    stream = await _stream(page.client, f"{page.url}boards/{h.guild.channel_id}/live")
+    try:
+        await next_event(stream, board_says("Roryn"), DEADLINE_S)
+        site.server.stop()
+        site.server.stop()  # a second signal: nothing more
+        rest = await asyncio.wait_for(stream.content.read(), 1.0)  # ended, not left open
+        assert b"event: board" not in rest
+    finally:
+        stream.close()
+    await asyncio.wait_for(site.server.close(), 1.0)  # waits for the same closing
+    with pytest.raises(aiohttp.ClientConnectionError):  # and no new reader is taken
+        await page.client.session.get(f"{site.base}")
+
+
 # --- another process ------------------------------------------------------------------------
 
 
