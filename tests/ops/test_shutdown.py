@@ -15,6 +15,7 @@ import time
 from collections import Counter
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import aiohttp
 import pytest
@@ -50,6 +51,16 @@ def stored(database: Path) -> tuple[set[str], int, int]:
             "SELECT json_extract(sheet, '$.vit') FROM characters WHERE name_key = 'target'"
         )
     return names, damages, vit
+
+
+async def held_in_flight(standin: DiscordStandIn) -> dict[str, Any]:
+    """A `/character create` the bot has read and whose answer Discord never takes: it stays
+    in flight, so the drain waits for it."""
+    standin.callback_delay = 30.0
+    create = standin.command(standin.gm, "character create", name="Roryn")
+    await standin.push(create)
+    await standin.replies(create)
+    return create
 
 
 @pytest.mark.slow
@@ -170,10 +181,7 @@ async def test_a_second_ctrl_c_stops_waiting_at_once(standin, tmp_path):
     database = tmp_path / "bot.db"
     async with bot_process(standin.url, tmp_path, "run", **env(database)) as bot:
         await standin.connected()
-        standin.callback_delay = 30.0  # Discord never answers: the command stays in flight
-        create = standin.command(standin.gm, "character create", name="Roryn")
-        await standin.push(create)
-        await standin.replies(create)
+        await held_in_flight(standin)
         bot.send_signal(signal.SIGINT)
         await bot.wait_for_line("draining: waiting for 1 interaction(s) in flight")
         bot.send_signal(signal.SIGINT)
@@ -209,10 +217,7 @@ async def test_the_page_on_the_bots_loop_closes_at_the_signal_not_after_the_drai
         await standin.connected()
         async with session.get(page) as answer:
             assert answer.status == 200  # served
-        standin.callback_delay = 30.0  # Discord never answers: the command stays in flight
-        create = standin.command(standin.gm, "character create", name="Roryn")
-        await standin.push(create)
-        await standin.replies(create)
+        await held_in_flight(standin)
         bot.send_signal(signal.SIGTERM)
         await bot.wait_for_line("draining: waiting for 1 interaction(s) in flight")
         with pytest.raises(aiohttp.ClientConnectionError):
@@ -230,10 +235,7 @@ async def test_giving_up_on_a_command_past_its_defer_time_leaves_no_traceback(st
     database = tmp_path / "bot.db"
     async with bot_process(standin.url, tmp_path, "run", **env(database)) as bot:
         await standin.connected()
-        standin.callback_delay = 30.0  # Discord never takes the answer: it stays in flight
-        create = standin.command(standin.gm, "character create", name="Roryn")
-        await standin.push(create)
-        await standin.replies(create)
+        create = await held_in_flight(standin)
         await asyncio.sleep(replies.DEFER_AFTER_S + 0.5)  # its defer timer has fired
         bot.send_signal(signal.SIGINT)
         await bot.wait_for_line("draining: waiting for 1 interaction(s) in flight")

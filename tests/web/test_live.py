@@ -132,16 +132,23 @@ async def test_watchers_of_one_board_share_each_drawing_of_it(site: Site, monkey
             stream.close()
 
 
-async def test_a_revoked_link_ends_its_open_board(site: Site, monkeypatch) -> None:
-    monkeypatch.setattr(pages, "CHECK_S", 0.0)  # the link is checked at every wake
-    monkeypatch.setattr(pages, "PING_S", 0.2)
+async def _watching(site: Site) -> aiohttp.ClientResponse:
+    """Roryn's owner watching the open live board of the channel, its first lines read."""
     h = site.h
     await h.add_character("Roryn")
     await h.run(h.gm, "board start")
     page = await site.open(h.owner)
     stream = await _stream(page.client, f"{page.url}boards/{h.guild.channel_id}/live")
+    await next_event(stream, board_says("Roryn"), DEADLINE_S)
+    return stream
+
+
+async def test_a_revoked_link_ends_its_open_board(site: Site, monkeypatch) -> None:
+    monkeypatch.setattr(pages, "CHECK_S", 0.0)  # the link is checked at every wake
+    monkeypatch.setattr(pages, "PING_S", 0.2)
+    h = site.h
+    stream = await _watching(site)
     try:
-        await next_event(stream, board_says("Roryn"), DEADLINE_S)
         await h.run(h.owner, "web", revoke=True)
         _name, data = await next_event(stream, lambda n, _: n == "ended", DEADLINE_S)
         assert "/web revoke" in data and "Roryn" not in data
@@ -153,13 +160,8 @@ async def test_a_revoked_link_ends_its_open_board(site: Site, monkeypatch) -> No
 async def test_the_bots_stop_ends_its_open_boards_at_once(site: Site) -> None:
     """On the bot's loop the page stops when the bot is told to (WebServer.stop, called by
     the stop signal's handler): its open boards end while the bot drains, not after."""
-    h = site.h
-    await h.add_character("Roryn")
-    await h.run(h.gm, "board start")
-    page = await site.open(h.owner)
-    stream = await _stream(page.client, f"{page.url}boards/{h.guild.channel_id}/live")
+    stream = await _watching(site)
     try:
-        await next_event(stream, board_says("Roryn"), DEADLINE_S)
         site.server.stop()
         site.server.stop()  # a second signal: nothing more
         rest = await asyncio.wait_for(stream.content.read(), 1.0)  # ended, not left open
@@ -167,8 +169,9 @@ async def test_the_bots_stop_ends_its_open_boards_at_once(site: Site) -> None:
     finally:
         stream.close()
     await asyncio.wait_for(site.server.close(), 1.0)  # waits for the same closing
-    with pytest.raises(aiohttp.ClientConnectionError):  # and no new reader is taken
-        await page.client.session.get(f"{site.base}")
+    async with aiohttp.ClientSession() as session:
+        with pytest.raises(aiohttp.ClientConnectionError):  # and no new reader is taken
+            await session.get(site.base)
 
 
 # --- another process ------------------------------------------------------------------------
