@@ -235,7 +235,7 @@ async def beside(
     from bot.web.app import WebServer
     from bot.web.links import Link, Links
     from bot.web.process import PageProcess, apart
-    from bot.web.serve import channel_name, channel_names
+    from bot.web.serve import channel_name, on_the_loop
 
     bot, world = load.bot, load.world
     guild_id = world.guild_id(guild)
@@ -245,16 +245,7 @@ async def beside(
     if on_loop is None:
         on_loop = not apart(bot.database_url)
     if on_loop:
-        server = WebServer(  # as bot/web/serve.py's beside() serves it
-            lambda: bot.db,
-            links,
-            host="127.0.0.1",
-            port=0,
-            rate_limit=None,
-            channel_names=channel_names(bot),
-            clock=bot.clock,
-            commands=bot.inflight,
-        )
+        server = on_the_loop(bot, links, host="127.0.0.1", port=0, rate_limit=None)
         await server.start()
     else:
         settings = Settings(

@@ -16,6 +16,7 @@ import discord
 from bot.cli_failures import CONFIGURATION, Failure
 from bot.config import Settings
 from bot.db.database import Database
+from bot.limits import RateLimit
 from bot.web.app import WebServer
 from bot.web.links import Links
 from bot.web.process import AskedNames, PageProcess, apart, behind_the_bot
@@ -102,19 +103,40 @@ async def beside(bot: LastGaspBot, settings: Settings) -> WebServer | PageProces
         except OSError as error:
             raise _taken(settings.web_port, error) from None
         return page
-    server = WebServer(
-        lambda: bot.db,
+    server = on_the_loop(
+        bot,
         bot.web_links,
         host=settings.web_host,
         port=settings.web_port,
         rate_limit=settings.web_rate_limit,
         forwarded=settings.web_forwarded,
+    )
+    await _listen(server, settings)
+    return server
+
+
+def on_the_loop(
+    bot: LastGaspBot,
+    links: Links,
+    *,
+    host: str,
+    port: int,
+    rate_limit: RateLimit | None,
+    forwarded: bool = False,
+) -> WebServer:
+    """The page on the bot's own event loop, not yet listening: the bot's database, the
+    channels' names it knows, its clock; its reads giving way to the commands in flight."""
+    return WebServer(
+        lambda: bot.db,
+        links,
+        host=host,
+        port=port,
+        rate_limit=rate_limit,
+        forwarded=forwarded,
         channel_names=channel_names(bot),
         clock=bot.clock,
         commands=bot.inflight,
     )
-    await _listen(server, settings)
-    return server
 
 
 def _taken(port: int, error: OSError) -> Failure:
