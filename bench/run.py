@@ -49,6 +49,7 @@ from bench.stats import (  # noqa: E402
 )
 from bench.world import (  # noqa: E402
     World,
+    end_boards,
     mix,
     postgres_database,
     postgres_server,
@@ -360,13 +361,21 @@ class Seeded:
         self.dirty: set[int] = set()
         self._db: Database | None = None
 
-    async def restored(self) -> None:
+    async def _connected(self) -> Database:
         if self._db is None:
             self._db = await Database.connect(self.url, hot_path=False)
+        return self._db
+
+    async def restored(self) -> None:
+        db = await self._connected()
         if self.dirty:
-            await restore(self._db, self.world, self.dirty)
+            await restore(db, self.world, self.dirty)
             self.dirty.clear()
-        await settle(self._db)
+        await settle(db)
+
+    async def without_boards(self) -> None:
+        """Before a bot starts: no board an earlier bot left (bench/world.py's end_boards)."""
+        await end_boards(await self._connected())
 
     async def close(self) -> None:
         if self._db is not None:
@@ -386,6 +395,7 @@ class Seeds:
 
 async def started_bot(place: Seeded, plan: Plan, *, boards: bool = False) -> BotLoad:
     """A bot on `place`, started, warmed up and settled as `python -m bot run` settles."""
+    await place.without_boards()
     load = BotLoad(place.url, place.world, SEED, boards=boards)
     await load.start()
     await load.run(plan.warmup, plan.concurrency, SEED + 1, "warm-up")

@@ -6,9 +6,10 @@ On its own, against any page (the bot's with WEB_PORT, or `python -m bot web`):
     python bench/web_views.py --link URL [--rate 20] [--live 5] [--seconds 60]
 
 opens the link (a link made by `/web`), finds the server's pages on it (the campaign, its
-characters and their odds charts, its boards), then views them at `--rate` requests a second
-(an open loop: a slow page does not slow the next one down) while `--live` live boards stay
-open, and prints one JSON line: requests, statuses, latency p50/p99 (ms), live updates received.
+characters, its boards), then views them at `--rate` pages a second, each with the pictures it
+shows (a down character's odds chart) as a browser loads them (an open loop: a slow page does
+not slow the next one down) while `--live` live boards stay open, and prints one JSON line:
+requests (pages and pictures), statuses, latency p50/p99 (ms), live updates received.
 
 Beside the benchmark's bot, as WEB_PORT serves it (on the bot's loop on PostgreSQL, by a page
 process the bot starts on an SQLite file; the page views from processes of their own, as
@@ -37,6 +38,7 @@ from collections import Counter
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urljoin
 
 import aiohttp
 
@@ -47,6 +49,7 @@ if str(ROOT) not in sys.path:  # `python bench/web_views.py` puts bench/, not th
 SECRET = "the benchmark's own secret, long enough to be one"
 OPEN_BOARDS, CLOSE_BOARDS = signal.SIGUSR1, signal.SIGUSR2  # a reader's live boards, on and off
 _HREF = re.compile(r'href="([^"]+)"')
+_IMG = re.compile(r'<img src="([^"]+)"')
 
 
 def _percentile(values: list[float], p: float) -> float:
@@ -66,7 +69,7 @@ class Views:
         self.latencies: list[float] = []
         self.statuses: Counter[int] = Counter()
         self.updates = 0
-        self.paths: list[str] = []
+        self.paths: list[str] = []  # the pages viewed in turn
         self.boards: list[str] = []
 
     async def run(self, seconds: float, stop: asyncio.Event) -> dict[str, Any]:
@@ -111,26 +114,19 @@ class Views:
         }
 
     async def _discover(self, session: aiohttp.ClientSession) -> None:
-        """The server's pages, from its campaign page: characters (and their odds charts when
-        they are down), the bookkeeping view of one, every board."""
+        """The server's pages, from its campaign page: characters, the bookkeeping view of
+        one, every board."""
         async with session.get(self.link) as response:
             if response.status != 200:
                 raise SystemExit(f"the link opens nothing: {response.status}")
             campaign = str(response.url)
             html = await response.text()
         hrefs = dict.fromkeys(_HREF.findall(html))
-        base = campaign.split("/servers/")[0]
-        characters = [h for h in hrefs if "/characters/" in h][:10]
-        self.boards = [base + h for h in hrefs if "/boards/" in h]
-        self.paths = [campaign]
-        for href in characters:
-            page = base + href
-            self.paths.append(page)
-            async with session.get(page) as response:
-                if "odds.png" in await response.text():
-                    self.paths.append(f"{page}/odds.png")
+        characters = [urljoin(campaign, h) for h in hrefs if "/characters/" in h][:10]
+        self.boards = [urljoin(campaign, h) for h in hrefs if "/boards/" in h]
+        self.paths = [campaign, *characters]
         if characters:
-            self.paths.append(f"{base}{characters[0]}?all=1")
+            self.paths.append(f"{characters[0]}?all=1")
         self.paths += self.boards
 
     async def _view(
@@ -161,15 +157,25 @@ class Views:
             await asyncio.wait(pending, timeout=10)
 
     async def _one(self, session: aiohttp.ClientSession, url: str) -> None:
+        """A page, then the pictures it shows, as a browser loads them (a character's odds
+        chart only while that character is down: asked for otherwise it is a cheap 404)."""
+        body = await self._get(session, url)
+        for src in dict.fromkeys(_IMG.findall(body)):
+            await self._get(session, urljoin(url, src))
+
+    async def _get(self, session: aiohttp.ClientSession, url: str) -> str:
+        """One request, timed; its text if it is a page."""
         began = time.perf_counter()
         try:
             async with session.get(url) as response:
-                await response.read()
+                body = await response.read()
                 self.statuses[response.status] += 1
+                page = response.content_type == "text/html"
         except aiohttp.ClientError:
             self.statuses[0] += 1
-            return
+            return ""
         self.latencies.append(time.perf_counter() - began)
+        return body.decode() if page else ""
 
     async def _watch(self, session: aiohttp.ClientSession, stop: asyncio.Event) -> None:
         """One open live board, reopened when it ends (as a browser's EventSource does)."""
@@ -319,7 +325,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--link", help="a link made by /web")
-    parser.add_argument("--rate", type=float, default=20.0, help="page requests a second")
+    parser.add_argument("--rate", type=float, default=20.0, help="pages a second (+ pictures)")
     parser.add_argument("--live", type=int, default=5, help="live boards kept open")
     parser.add_argument("--seconds", type=float, default=60.0)
     if argv[:1] == ["bench"]:

@@ -220,8 +220,14 @@ async def restore(db: Database, world: World, indexes: set[int]) -> None:
     async with db.engine.begin() as conn:
         for start in range(0, len(rows), CHUNK):
             await conn.execute(stmt, rows[start : start + CHUNK])
-        # A run's boards are in channels of that run's driver: the next run starts without
-        # them, or its bot would resume them and spend its board edits finding them gone.
+
+
+async def end_boards(db: Database) -> None:
+    """No board of an earlier bot left: its boards are in channels of that bot's driver, and
+    the next bot would resume them and spend its board edits finding them gone. Before a bot
+    starts, not before each slice: a bot's own boards (the campaign page's, `--views`) last
+    its whole run."""
+    async with db.engine.begin() as conn:
         await conn.execute(delete(boards))
 
 
