@@ -98,8 +98,8 @@ class Plan:
     cores: str = "awake"  # every core held awake while measuring, or let idle (bench/hop.py)
     views: float = 0.0  # campaign page views a second beside paired open-loop slices (0: none)
     views_rounds: int = 0  # …and how many pairs of them
-    # Where the page is served: None as WEB_PORT serves it (on the bot's event loop on
-    # PostgreSQL, by a page process on an SQLite file); True on the loop; False by a page process.
+    # Where the page is served: None as WEB_PORT serves it (by a page process); True on the
+    # bot's event loop; False by a page process.
     views_on_loop: bool | None = None
 
 
@@ -271,8 +271,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         dest="views_on_loop",
         action="store_const",
         const=True,
-        help="with --views: the page served on the bot's own event loop on either database "
-        "(WEB_PORT serves it there on PostgreSQL, by a page process on an SQLite file)",
+        help="with --views: the page served on the bot's own event loop (WEB_PORT serves it "
+        "by a page process, on a database in memory on the loop)",
     )
     served.add_argument(
         "--views-apart",
@@ -656,11 +656,11 @@ VIEWS_LIVE = 5  # live boards kept open by the page's readers
 
 async def measure_views(plan: Plan, slices: Slices) -> None:
     """Issue 18: a page view must not move the commands' p99. The small bot serves its
-    campaign page (as WEB_PORT does: on its event loop on PostgreSQL, by a page process on an
-    SQLite file; `--views-on-loop` and `--views-apart` choose), read by another process at
-    `plan.views` a second while a third keeps live boards open; open-loop slices at the open
-    rate, the same arrivals with the page views running and paused (SIGSTOP), in turn; then
-    the same with the live boards open and closed, the page views paused."""
+    campaign page (as WEB_PORT does: by a page process; `--views-on-loop` and `--views-apart`
+    choose), read by another process at `plan.views` a second while a third keeps live boards
+    open; open-loop slices at the open rate, the same arrivals with the page views running and
+    paused (SIGSTOP), in turn; then the same with the live boards open and closed, the page
+    views paused."""
     from bench import web_views
 
     found, load, small = slices.found, slices.bot, slices.small

@@ -11,9 +11,8 @@ shows (a down character's odds chart) as a browser loads them (an open loop: a s
 not slow the next one down) while `--live` live boards stay open, and prints one JSON line:
 requests (pages and pictures), statuses, latency p50/p99 (ms), live updates received.
 
-Beside the benchmark's bot, as WEB_PORT serves it (on the bot's loop on PostgreSQL, by a page
-process the bot starts on an SQLite file; the page views from processes of their own, as
-readers' browsers are):
+Beside the benchmark's bot, as WEB_PORT serves it (by a page process the bot starts; the page
+views from processes of their own, as readers' browsers are):
 
     python bench/web_views.py bench [--rate 20] [--live 5] -- --quick --db sqlite
 
@@ -231,12 +230,12 @@ async def beside(
     load: Any, *, rate: float, live: int, guild: int = 0, on_loop: bool | None = None
 ) -> AsyncIterator[Reader]:
     """The page served beside the benchmark's bot (`load`: a bench.load.BotLoad, started) —
-    as WEB_PORT serves it (`on_loop` None: on the bot's event loop on PostgreSQL, by a page
-    process the bot starts on an SQLite file, bot/web/process.py), on the bot's loop (True),
-    or by a page process (False) — with a status board in one guild's channel and a link for
-    that guild's GM; and the page views of `views` against it while the block runs, from two
-    processes of their own: one views pages at `rate` a second, one keeps `live` live boards
-    open. Prints each one's figures at the end."""
+    as WEB_PORT serves it (`on_loop` None: by a page process the bot starts,
+    bot/web/process.py), on the bot's loop (True), or by a page process (False) — with a
+    status board in one guild's channel and a link for that guild's GM; and the page views of
+    `views` against it while the block runs, from two processes of their own: one views pages
+    at `rate` a second, one keeps `live` live boards open. Prints each one's figures at the
+    end."""
     from bot.config import Settings
     from bot.web.app import WebServer
     from bot.web.links import Link, Links

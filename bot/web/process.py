@@ -1,16 +1,15 @@
 """The campaign page beside the bot, in a page process of its own (WEB_PORT with
-`python -m bot run`, on an SQLite file).
+`python -m bot run`, on a database another process can open).
 
 The bot's process opens WEB_PORT and hands the listening socket to `python -m bot web`, which
 it starts once its database is ready, starts again if it ends, and stops with itself. The
 pages' reads and drawing then run beside the bot, not on the event loop that answers the
-commands: SQLite's reads run on the loop itself (bot/db/looks.py), so served there each page
-view's reads and CPU lengthened the commands' queue (issue 18: a page view must not move the
-commands' p99; bench/README.md "Page views"). On PostgreSQL a read is a round trip the loop
-does not wait for, and served on the loop the page moved the commands' p99 no more than a page
-process did, on every CPU measured: there the bot serves it on its loop (bot/web/serve.py). The
-socket stays open in the bot's process meanwhile: a reader arriving while the page process
-starts (again) waits in its backlog, never refused.
+commands: served on that loop, each page view's CPU lengthened the commands' queue, and on
+SQLite its reads too, which run on the loop itself (bot/db/looks.py). A page view must not move
+the commands' p99 (bench/README.md, "Page views": on PostgreSQL too, once the benchmark's
+readers viewed every page for real, the page on the loop moved it about a third, from a page
+process 4–12 %). The socket stays open in the bot's process meanwhile: a reader
+arriving while the page process starts (again) waits in its backlog, never refused.
 
 The page process runs at the lowest priority (NICE): where the bot's process wants a core, the
 bot comes first. It asks the bot for the names of the channels it shows (the bot knows them
@@ -54,14 +53,12 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def apart(database_url: str) -> bool:
-    """Whether WEB_PORT's page is served by a page process: on an SQLite file (another
-    process can open it), where this system can hand that process a socket. Not on
-    PostgreSQL (the bot's loop serves it as well: the module's docstring), nor an SQLite
-    database in memory (no other process can open it)."""
+    """Whether WEB_PORT's page is served by a page process: on a database another process
+    can open (PostgreSQL, an SQLite file), where this system can hand that process a socket.
+    Not on an SQLite database in memory: the bot's own loop serves that one."""
     url = make_url(database_url)
-    if url.get_backend_name() != "sqlite":
-        return False
-    return url.database not in (None, "", ":memory:") and hasattr(os, "fork")
+    memory = url.get_backend_name() == "sqlite" and url.database in (None, "", ":memory:")
+    return not memory and hasattr(os, "fork")
 
 
 def environment(settings: Settings, links: Links) -> dict[str, str]:

@@ -1,7 +1,8 @@
 """The campaign page from the settings: the links the bot makes (`/web`), the page beside the
-bot (WEB_PORT with `python -m bot run`: on the bot's event loop, or on an SQLite file by a page
-process the bot starts, bot/web/process.py), and the page on its own (`python -m bot web`, on
-the same database: its live boards learn the bot's changes by polling, bot/web/live.py)."""
+bot (WEB_PORT with `python -m bot run`: by a page process the bot starts, bot/web/process.py,
+or on the bot's event loop for a database in memory), and the page on its own (`python -m bot
+web`, on the same database: its live boards learn the bot's changes by polling,
+bot/web/live.py)."""
 
 from __future__ import annotations
 
@@ -80,11 +81,10 @@ def channel_names(bot: discord.Client) -> ChannelNames:
 
 
 async def beside(bot: LastGaspBot, settings: Settings) -> WebServer | PageProcess | None:
-    """With WEB_PORT, the page beside the bot: on the bot's own event loop (PostgreSQL, or
-    SQLite in memory, which no other process can open), or on an SQLite file in a page
-    process it starts and watches, reading the bot's database (bot/web/process.py: why).
-    The bot's `/web` makes the links either way when WEB_SECRET and WEB_BASE_URL (or
-    WEB_PORT) are set."""
+    """With WEB_PORT, the page beside the bot: in a page process it starts and watches,
+    reading the bot's database (bot/web/process.py: why); on the bot's own event loop where
+    no other process can open that database (SQLite in memory). The bot's `/web` makes the
+    links either way when WEB_SECRET and WEB_BASE_URL (or WEB_PORT) are set."""
     clock = lambda: bot.clock().timestamp()  # noqa: E731
     bot.web_links = links(settings, settings.web_port, clock)
     if settings.web_port is None:

@@ -201,8 +201,8 @@ async def test_a_second_ctrl_c_stops_waiting_at_once(standin, tmp_path):
 async def test_the_page_on_the_bots_loop_closes_at_the_signal_not_after_the_drain(
     standin, tmp_path
 ):
-    """WEB_PORT served on the bot's event loop (PostgreSQL, or here SQLite in memory): its
-    readers are let go while the bot drains its commands, so the whole stop stays in 10 s."""
+    """WEB_PORT served on the bot's event loop (a database in memory): its readers are let go
+    while the bot drains its commands, so the whole stop stays in 10 s."""
     with socket.socket() as free:
         free.bind(("127.0.0.1", 0))
         port = free.getsockname()[1]

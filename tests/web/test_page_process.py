@@ -1,8 +1,8 @@
-"""The page beside the bot (WEB_PORT with `python -m bot run`): on an SQLite file, in a page
-process of its own (bot/web/process.py): served on the bot's port, reading the bot's database,
-the channels' names asked of the bot, started once the database is ready, started again when
-it ends without refusing a reader, stopped with the bot — and ended when the bot is gone. On
-PostgreSQL and on an SQLite database in memory, on the bot's own event loop."""
+"""The page beside the bot (WEB_PORT with `python -m bot run`): in a page process of its own
+(bot/web/process.py), on an SQLite file and on PostgreSQL: served on the bot's port, reading the
+bot's database, the channels' names asked of the bot, started once the database is ready,
+started again when it ends without refusing a reader, stopped with the bot — and ended when the
+bot is gone. On an SQLite database in memory, on the bot's own event loop."""
 
 from __future__ import annotations
 
@@ -23,11 +23,10 @@ import pytest
 from bot.app import create_bot
 from bot.config import Settings
 from bot.web import process as page_process
-from bot.web.app import WebServer
 from bot.web.links import Link
 from bot.web.process import PageProcess
 from bot.web.serve import beside
-from tests.discord.conftest import Harness, database, started
+from tests.discord.conftest import BOTH_DATABASES, Harness, database, started
 from tests.spec_validation import Validator
 from tests.web.conftest import SECRET, Site
 from tests.web.pages_html import parse
@@ -81,11 +80,12 @@ async def page_beside(
         await page.close()
 
 
+@pytest.mark.parametrize("backend", BOTH_DATABASES)
 async def test_the_page_process_serves_the_bots_port_and_database(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spec_validator: Validator
+    backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spec_validator: Validator
 ) -> None:
-    url = f"sqlite+aiosqlite:///{tmp_path / 'lastgasp.db'}"
     async with (
+        database(backend, tmp_path) as url,
         started(url, spec_validator) as h,
         page_beside(h, monkeypatch, tmp_path, url) as (page, site),
     ):
@@ -110,39 +110,11 @@ async def test_the_page_process_serves_the_bots_port_and_database(
             await session.get(f"http://127.0.0.1:{page.port}/")
 
 
-@pytest.mark.postgres
-async def test_on_postgresql_the_page_is_served_on_the_bots_loop(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spec_validator: Validator
-) -> None:
-    """Its reads are round trips the loop does not wait for (bot/web/process.py: why)."""
-    async with database("postgresql", tmp_path) as url, started(url, spec_validator) as h:
-        server = await beside(h.bot, _settings(monkeypatch, tmp_path, url))
-        assert isinstance(server, WebServer)  # in this process, not a page process
-        site = Site(h, server)
-        try:
-            await h.add_character("Roryn", vit=3)
-            await h.run(h.gm, "board start")
-            link = await site.link(h.owner)
-            assert link.startswith(f"http://localhost:{server.port}/login/")
-            opened = await site.client().get(link.replace("localhost", "127.0.0.1"))
-            assert opened.status == 200 and "Roryn" in parse(opened.text).text
-            board = await opened.get(f"boards/{h.guild.channel_id}")
-            assert board.status == 200 and "#table" in parse(board.text).text, board.text
-            # Its live board hears the bot's writes (this process: told by the database).
-            await follows_a_damage(h, opened.client, str(board.url))
-        finally:
-            await site.close()
-            await server.close()
-        async with aiohttp.ClientSession() as session:
-            with pytest.raises(aiohttp.ClientConnectionError):  # the port closed with it
-                await session.get(f"http://127.0.0.1:{server.port}/")
-
-
-def test_only_an_sqlite_file_is_served_apart(tmp_path: Path) -> None:
+def test_only_a_database_in_memory_is_served_on_the_bots_loop(tmp_path: Path) -> None:
     assert page_process.apart(f"sqlite+aiosqlite:///{tmp_path / 'lastgasp.db'}")
+    assert page_process.apart("postgresql+asyncpg://postgres@127.0.0.1:5432/lastgasp")
     assert not page_process.apart("sqlite+aiosqlite:///:memory:")
     assert not page_process.apart("sqlite+aiosqlite://")
-    assert not page_process.apart("postgresql+asyncpg://postgres@127.0.0.1:5432/lastgasp")
 
 
 async def test_a_page_process_that_ends_starts_again_and_no_reader_is_refused(

@@ -94,8 +94,8 @@ def test_python_m_bot_web_without_a_secret_says_so(tmp_path) -> None:
 async def test_the_page_beside_the_bot(monkeypatch, tmp_path) -> None:
     """WEB_PORT without WEB_SECRET: refused before anything starts; without WEB_PORT, no page
     here (another process serves it) but `/web`'s links; a taken WEB_PORT refused in one line
-    (served in a page process on an SQLite file or, on PostgreSQL and a database in memory,
-    on the bot's loop: tests/web/test_page_process.py)."""
+    (served in a page process or, on a database in memory, on the bot's loop:
+    tests/web/test_page_process.py)."""
     bot = create_bot(f"sqlite+aiosqlite:///{tmp_path / 'lastgasp.db'}")
     no_secret = _settings(monkeypatch, tmp_path, WEB_PORT="0")
     with pytest.raises(Failure, match="WEB_SECRET is not set"):
