@@ -644,6 +644,7 @@ async def measure_boards(
                 figures.board_edits = load.board_edits() - edits
             finally:
                 await load.close()
+                await place.without_boards()  # with it: the page of --views lists none of them
             rate = figures.board_edits / figures.seconds
             print(f"  {figures.line()}  {figures.board_edits} board edits ({rate:.1f}/s)")
             (found.boards_on if with_boards else found.boards_off).append(figures)
