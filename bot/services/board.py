@@ -49,6 +49,15 @@ async def board_view(db: Database, guild_id: int, channel_id: int) -> BoardView:
         return await read_board(uow, channel_id, await uow.settings())
 
 
+async def live_board_view(db: Database, guild_id: int, channel_id: int) -> BoardView | None:
+    """board_view for the campaign page's live board: None once the channel has no board (the
+    GM stopped it, or its message is gone)."""
+    async with db.transaction(guild_id, read_only=True) as uow:
+        if await uow.board(channel_id) is None:
+            return None
+        return await read_board(uow, channel_id, await uow.settings())
+
+
 async def read_board(uow: UnitOfWork, channel_id: int, settings: GuildSettings) -> BoardView:
     """board_view's reading, in a transaction that has read the settings already."""
     combat = await uow.combat(channel_id)

@@ -26,7 +26,7 @@ from bot.db.database import Database
 from bot.db.errors import DATABASE_DOWN
 from bot.db.turns import Turn, taking_turns
 from bot.outage import Outage
-from bot.services.board import BoardView, board_view
+from bot.services.board import BoardView, live_board_view
 
 log = logging.getLogger("lastgasp.web")
 
@@ -47,7 +47,8 @@ class Feed:
 
     guild_id: int
     channel_id: int
-    view: BoardView | None = None
+    view: BoardView | None = None  # the last view read (kept once the board has ended)
+    ended: bool = False  # the channel has no board any more
     version: int = 0
     watchers: int = 0
     dirty: bool = True
@@ -102,12 +103,16 @@ class Feed:
         await self._wake.wait()
         self._wake.clear()
 
-    async def publish(self, view: BoardView) -> None:
-        """A new view: its watchers are told (only when it differs from the last one)."""
-        if view == self.view:
+    async def publish(self, view: BoardView | None) -> None:
+        """A new view, or None: the board has ended. Its watchers are told (only when it
+        differs from what they were told last)."""
+        ended = view is None
+        if ended == self.ended and (ended or view == self.view):
             return
         async with self._changed:
-            self.view = view
+            self.ended = ended
+            if view is not None:
+                self.view = view
             self.version += 1
             self._changed.notify_all()
 
@@ -222,10 +227,10 @@ class LiveBoards:
             if feed.dirty:
                 feed.mark()
 
-    async def _read(self, feed: Feed) -> BoardView:
+    async def _read(self, feed: Feed) -> BoardView | None:
         turns = contextlib.nullcontext() if self._turn is None else taking_turns(self._turn)
         with turns:
-            return await board_view(self._db_of(), feed.guild_id, feed.channel_id)
+            return await live_board_view(self._db_of(), feed.guild_id, feed.channel_id)
 
     async def _poll(self) -> None:
         """Another process's changes: each watched guild's newest event, every `poll`."""

@@ -30,6 +30,7 @@ log = logging.getLogger("lastgasp.web")
 STREAM_S = 600.0  # a live connection ends after this: the browser reconnects, the link is checked
 CHECK_S = 60.0  # an open live board checks its link this often (a revoke ends it)
 PING_S = 15.0  # a comment line this often keeps proxies from closing a quiet stream
+BOARD_ENDED = "This board has ended in Discord: it shows the table as it last was."
 
 
 def _id(request: web.Request, name: str, most: int) -> int:
@@ -311,7 +312,7 @@ class Pages:
 
     async def live(self, request: web.Request) -> web.StreamResponse:
         """Server-sent events: `board` with the board's new lines after each change; `ended`
-        when the link is revoked or expires meanwhile."""
+        when the link is revoked or expires meanwhile, or the board ends in Discord."""
         site = self.site
         link = self._link(request)
         channel_id = _id(request, "channel", SNOWFLAKE_MAX)
@@ -355,6 +356,9 @@ class Pages:
                     text = refusal_text(reason, site.links.hours)
                     await response.write(_event("ended", text))
                     return
+            if feed.ended:
+                await response.write(_event("ended", BOARD_ENDED))
+                return
             if version == seen or feed.view is None:
                 await response.write(b": ping\n\n")
                 continue

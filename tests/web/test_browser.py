@@ -1,10 +1,11 @@
 """The campaign page in a real browser (issue 18 item 5): headless Chromium (Debian's
 `chromium`, driven by Playwright for Python, never a browser of Playwright's own) opens the link
 `/web` made through the command tree, and reads what a person sees; the live board shows a
-`/damage` within 3 s; every page is screenshot at 390 px and 1280 px wide on the light and the
-dark theme (into WEB_SCREENSHOTS, default `.web-screenshots/`, ignored by git), and checked by
-axe-core: no serious or critical violation, on either theme. No script of the page's own
-breaks the Content-Security-Policy, and the page reads without JavaScript.
+`/damage` within 3 s, and says so when the board ends; every page is screenshot at 390 px and
+1280 px wide on the light and the dark theme (into WEB_SCREENSHOTS, default
+`.web-screenshots/`, ignored by git), and checked by axe-core: no serious or critical
+violation, on either theme. No script of the page's own breaks the Content-Security-Policy, and
+the page reads without JavaScript.
 
 Skipped, saying why, where Chromium is absent (CHROMIUM names another binary than
 /usr/bin/chromium); the axe checks skip where npm is absent (tests/web/axe.py packs it).
@@ -20,6 +21,7 @@ from typing import Any
 import pytest
 
 from bot.render.common import STATE_MARKS
+from bot.web import pages
 from tests.web.axe import axe_source
 from tests.web.conftest import Site
 
@@ -209,6 +211,9 @@ async def test_the_live_board_shows_a_damage_within_3_s(browser: Any, site: Site
         assert "VIT 10/10" in await sera.inner_text()
         await h.run(h.player, "damage", character="Sera", amount=4)
         await playwright_api.expect(sera).to_contain_text("VIT 6/10", timeout=DEADLINE_MS)
+        await h.run(h.gm, "board stop")  # the page says so, and keeps its last lines
+        await playwright_api.expect(status).to_have_text(pages.BOARD_ENDED, timeout=DEADLINE_MS)
+        assert "VIT 6/10" in await sera.inner_text()
         assert watch.broken == []
     finally:
         await context.close()

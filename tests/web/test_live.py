@@ -1,7 +1,8 @@
 """The live board (issue 18 item 2): an open board page is sent the board's new lines within
 3 s of a `/damage`, fed by the change notices of the bot's own process, and, from another
 process (`python -m bot web` on the same database), by its poll of the guild's newest event,
-on SQLite and on PostgreSQL. A revoked link's open board ends."""
+on SQLite and on PostgreSQL. A revoked link's open board ends, and so does one whose board ends
+in Discord."""
 
 from __future__ import annotations
 
@@ -157,6 +158,39 @@ async def test_a_revoked_link_ends_its_open_board(site: Site, monkeypatch) -> No
         stream.close()
 
 
+async def ends_with_its_board(stream: aiohttp.ClientResponse) -> None:
+    """The open board's next word is that its board ended in Discord (within DEADLINE_S), its
+    stream then closed."""
+    _name, data = await next_event(stream, lambda n, _: n == "ended", DEADLINE_S)
+    assert data == pages.BOARD_ENDED
+    assert await asyncio.wait_for(stream.content.read(), 1.0) == b""
+
+
+async def test_a_board_stopped_in_discord_ends_its_open_page(site: Site) -> None:
+    """Without it the page would go on showing a board that no longer is (a reload: 404)."""
+    h = site.h
+    stream = await _watching(site)
+    try:
+        stopped = await h.run(h.gm, "board stop")
+        assert stopped.reply.ephemeral and "stopped" in stopped.reply.card.body
+        await ends_with_its_board(stream)
+    finally:
+        stream.close()
+
+
+async def test_a_board_whose_message_was_deleted_ends_its_open_page(site: Site) -> None:
+    """The board worker finds its message gone at its next edit and ends it: the page too."""
+    h = site.h
+    stream = await _watching(site)
+    try:
+        [board] = h.driver.channel_messages  # the board's message, the channel's only one
+        h.driver.delete_channel_message(board)
+        await h.run(h.owner, "damage", character="Roryn", amount=1)  # the edit that finds it gone
+        await ends_with_its_board(stream)
+    finally:
+        stream.close()
+
+
 async def test_the_bots_stop_ends_its_open_boards_at_once(site: Site) -> None:
     """On the bot's loop the page stops when the bot is told to (WebServer.stop, called by
     the stop signal's handler): its open boards end while the bot drains, not after."""
@@ -229,19 +263,27 @@ async def _across_processes(url: str, validator: Validator) -> None:
         try:
             page = await site.open(h.owner)
             assert page.status == 200 and page.url.host == "127.0.0.1", page.text
-            await follows_a_damage(h, page.client, f"{page.url}boards/{h.guild.channel_id}")
+            board_url = f"{page.url}boards/{h.guild.channel_id}"
+            await follows_a_damage(h, page.client, board_url)
+            stream = await _stream(page.client, f"{board_url}/live")  # and sees it end
+            try:
+                await next_event(stream, board_says("Roryn"), DEADLINE_S)
+                await h.run(h.gm, "board stop")
+                await ends_with_its_board(stream)
+            finally:
+                stream.close()
         finally:
             await site.close()
 
 
-async def test_the_board_of_another_process_shows_a_damage_within_3_s_sqlite(
+async def test_the_board_of_another_process_shows_a_damage_and_its_end_within_3_s_sqlite(
     tmp_path: Path, spec_validator: Validator
 ) -> None:
     await _across_processes(f"sqlite+aiosqlite:///{tmp_path / 'lastgasp.db'}", spec_validator)
 
 
 @pytest.mark.postgres
-async def test_the_board_of_another_process_shows_a_damage_within_3_s_postgresql(
+async def test_the_board_of_another_process_shows_a_damage_and_its_end_within_3_s_postgresql(
     spec_validator: Validator,
 ) -> None:
     if not PG_SERVER:
