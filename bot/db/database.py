@@ -193,6 +193,16 @@ class Database:
             )
             return {g: latest for g, latest in (await conn.execute(stmt)).all()}
 
+    async def boarded(self, channels: set[tuple[int, int]]) -> set[tuple[int, int]]:
+        """Which of these (guild, channel) pairs have a status board (for the campaign page's
+        live boards: a board another process ended logs no event)."""
+        async with _reading(self.engine) as conn:
+            stmt = select(boards.c.guild_id, boards.c.channel_id).where(
+                boards.c.channel_id.in_({channel for _, channel in channels})
+            )
+            found = {(g, c) for g, c in (await conn.execute(stmt)).all()}
+            return found & channels
+
     async def all_boards(self) -> list[Board]:
         """Every status board of every guild (a process keeps those of its own shards)."""
         async with _reading(self.engine) as conn:

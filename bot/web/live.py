@@ -4,10 +4,11 @@ reloading, within a few seconds of any change.
 A change is learnt two ways, as the status board worker learns it (bot/boards.py): in this
 process, from the database's notice after every committed write (`db.listen`); from another
 process (the bot beside `python -m bot web`, another shard), from a poll every POLL_S seconds
-of each watched guild's newest event id (`db.latest_events`, one query for all of them). Each
-watched channel is a Feed, read once per change however many pages watch it (at most one read
-every PACE_S seconds, bursts coalesced, the last state always read), and at most READS feeds
-read the database at once: the commands, not the pages, come first.
+of each watched guild's newest event id (`db.latest_events`, one query for all of them) and of
+which watched boards still are (`db.boarded`: a board whose message is gone ends without an
+event). Each watched channel is a Feed, read once per change however many pages watch it (at
+most one read every PACE_S seconds, bursts coalesced, the last state always read), and at most
+READS feeds read the database at once: the commands, not the pages, come first.
 
 Open connections are bounded: LIMIT in all and PER_ADDRESS per client address.
 """
@@ -233,14 +234,19 @@ class LiveBoards:
             return await live_board_view(self._db_of(), feed.guild_id, feed.channel_id)
 
     async def _poll(self) -> None:
-        """Another process's changes: each watched guild's newest event, every `poll`."""
+        """Another process's changes, every `poll`: each watched guild's newest event, and
+        which watched boards still are (the bot ends a board whose message is gone without an
+        event)."""
         while self._feeds:
             await asyncio.sleep(self.poll)
             feeds = list(self._feeds.values())
             if not feeds:
                 return
+            db = self._db_of()
             try:
-                latest = await self._db_of().latest_events({f.guild_id for f in feeds})
+                latest = await db.latest_events({f.guild_id for f in feeds})
+                live = {(f.guild_id, f.channel_id) for f in feeds if not f.ended}
+                boarded = await db.boarded(live) if live else set()
             except DATABASE_DOWN as error:
                 self._outage.failed(error)
                 continue
@@ -250,7 +256,8 @@ class LiveBoards:
             self._outage.answered()
             for feed in feeds:
                 seen = feed.view.latest_event if feed.view is not None else -1
-                if latest.get(feed.guild_id, 0) > seen:
+                gone = not feed.ended and (feed.guild_id, feed.channel_id) not in boarded
+                if latest.get(feed.guild_id, 0) > seen or gone:
                     feed.mark()
 
     async def close(self) -> None:

@@ -18,6 +18,7 @@ from pathlib import Path
 import aiohttp
 import pytest
 
+from bot.services import board as board_service
 from bot.web import pages
 from bot.web.links import Links
 from tests.discord.conftest import PG_SERVER, SKIP_PG, Harness, postgres_database, started
@@ -269,6 +270,15 @@ async def _across_processes(url: str, validator: Validator) -> None:
             try:
                 await next_event(stream, board_says("Roryn"), DEADLINE_S)
                 await h.run(h.gm, "board stop")
+                await ends_with_its_board(stream)
+            finally:
+                stream.close()
+            await h.run(h.gm, "board start")
+            stream = await _stream(page.client, f"{board_url}/live")
+            try:  # ended by the bot, its message gone: no event is logged for that
+                await next_event(stream, board_says("Roryn"), DEADLINE_S)
+                [board] = await h.bot.db.all_boards()
+                await board_service.end_board(h.bot.db, board)  # as the board worker does
                 await ends_with_its_board(stream)
             finally:
                 stream.close()
