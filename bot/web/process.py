@@ -8,8 +8,8 @@ commands: served on that loop, each page view's CPU lengthened the commands' que
 SQLite its reads too, which run on the loop itself (bot/db/looks.py). A page view must not move
 the commands' p99 (bench/README.md, "Page views": on PostgreSQL too, once the benchmark's
 readers viewed every page for real, the page on the loop moved it about a third, from a page
-process 4–12 %). The socket stays open in the bot's process meanwhile: a reader
-arriving while the page process starts (again) waits in its backlog, never refused.
+process 4–12 %). The socket stays open in the bot's process meanwhile: a reader arriving
+while the page process starts (again) waits in its backlog, never refused.
 
 The page process runs at the lowest priority (NICE): where the bot's process wants a core, the
 bot comes first. It asks the bot for the names of the channels it shows (the bot knows them
