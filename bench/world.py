@@ -202,12 +202,18 @@ async def settle(db: Database) -> None:
 
 async def restore(db: Database, world: World, indexes: set[int]) -> None:
     """Put these characters back as seeded, so that every run starts from the same state
-    (a long load would otherwise drain Stamina and make later runs cheaper refusals)."""
+    (a long load would otherwise drain Stamina and make later runs cheaper refusals). Each
+    version moves on, as a save's does: a version never comes back with another sheet, so
+    nothing the bot keeps by version is made stale without its version telling."""
     template = _sheet_template()
     stmt = (
         update(characters)
         .where(characters.c.id == bindparam("row_id"))
-        .values(sheet=bindparam("fresh"), state=bindparam("fresh_state"), version=1)
+        .values(
+            sheet=bindparam("fresh"),
+            state=bindparam("fresh_state"),
+            version=characters.c.version + 1,
+        )
     )
     rows = []
     for i in sorted(indexes):
