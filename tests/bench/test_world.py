@@ -3,6 +3,7 @@ their seeded selves again before the next slice, and each version moves on, neve
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 
@@ -16,7 +17,7 @@ COUNT, SEED = 60, 7
 
 
 def _rows(url: str) -> dict[int, tuple[dict[str, object], str, int]]:
-    with sqlite3.connect(sqlite_path(url)) as conn:
+    with contextlib.closing(sqlite3.connect(sqlite_path(url))) as conn:
         found = conn.execute("SELECT id, sheet, state, version FROM characters").fetchall()
     return {row_id: (json.loads(sheet), state, version) for row_id, sheet, state, version in found}
 
