@@ -164,7 +164,9 @@ def sheet(sheet: Sheet, user_id: int) -> SheetView:
     con = f"CON d{sheet.con_die}"
     if sheet.con_wounds:
         con += f" ({count(sheet.con_wounds, 'wound')})"
-    pairs = [emotion(sheet, e) for e in Emotion]
+    # Each emotion held to its value (a no-break space): on a phone a pair wraps between the
+    # two, never as `Guilt` on one line and `0/4` on the next.
+    pairs = [emotion(sheet, e).replace(" ", "\u00a0") for e in Emotion]
     fields = (
         Field("Vitality", (vit(sheet), f"RES {sheet.res}")),
         Field(

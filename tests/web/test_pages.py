@@ -98,6 +98,10 @@ async def test_the_sheet_reads_as_character_show(site: Site) -> None:
     assert list(fields) == list(discord)
     for name in ("Vitality", "Injury", "Emotions", "Abilities"):
         assert " · ".join(fields[name]) == discord[name], name
+    # Each emotion held to its value (a no-break space in the page): a narrow screen wraps a
+    # pair between the two only.
+    held = [f"{e}\u00a0{n}/4" for e, n in (("Anger", 0), ("Fear", 3), ("Sadness", 0), ("Guilt", 0))]
+    assert all(f"<dd>{held[i]} · {held[i + 1]}</dd>" in page.text for i in (0, 2))
     # Written as everywhere (docs/commands.md): `Stamina 5/6`, `Stress 1`
     assert fields["Stamina"] == ["Stamina 5/6", "CON d6 (1 wound)", "next reaction costs 1"]
     assert discord["Stamina"] == "5/6 · CON d6 (1 wound) · next reaction costs 1"
