@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # `python bench/run.py` puts bench/, not the repo, on the path
     sys.path.insert(0, str(ROOT))
 
-from bench import baseline, hop, layout_cost, machine  # noqa: E402
+from bench import baseline, disk, hop, layout_cost, machine  # noqa: E402
 from bench.baseline import Baseline, open_baseline  # noqa: E402
 from bench.breakdown import NOOP, breakdown, noop_command  # noqa: E402
 from bench.hop import awake, thread_hop_us  # noqa: E402
@@ -444,12 +444,16 @@ def floor_payloads(load: BotLoad, count: int, seed_of: int) -> list[dict[str, An
 
 
 _STEAL = machine.StealMeter()
+_FLUSHES = disk.FlushMeter()  # read while the disk probe runs (main)
 
 
 def show(figures: Figures, detail: bool = False) -> Figures:
     share = _STEAL.since_last()  # this slice's, with the putting back before it
     stolen = "" if share is None else f"  steal {100 * share:.0f} %"
-    print("  " + figures.line() + stolen, flush=True)
+    # The disk's slowest flush in the slice (from its length back; not the put-back before it)
+    slowest = _FLUSHES.since_last().since(time.time() - figures.seconds).slowest_ms
+    flushed = "" if slowest is None else f"  flush {slowest:.0f} ms"
+    print("  " + figures.line() + stolen + flushed, flush=True)
     if detail:
         print("\n".join(figures.detail()), flush=True)
     return figures
@@ -1005,12 +1009,13 @@ def main(argv: list[str] | None = None) -> int:
     extra = measure_startup(plan.startup_guilds) if plan.startup_guilds else []
     extra += ["a message built as layout components and as its embed (bench/layout_cost.py):"]
     extra += ["  " + line for line in asyncio.run(layout_cost.measure(2000))]
-    with awake(held_awake(plan.cores)):
+    with awake(held_awake(plan.cores)), disk.probing(_FLUSHES):
         before = machine.CpuTimes.read()
         backends, more = loop.run(run(plan))  # the bot's own event loop, baseline and bot alike
         after = machine.CpuTimes.read()
     print(f"machine after: {machine.describe()}")
     print(machine.described_steal(before, after))
+    print(_FLUSHES.run().described())
     print(f"ended {datetime.now(UTC):%H:%M} UTC ({(datetime.now(UTC) - started).seconds} s)")
     for line in [*extra, *more, *report(backends)]:
         print(line)
