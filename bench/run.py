@@ -169,6 +169,20 @@ class Backend:
     def open_p99_ratio(self) -> Paired:
         return Paired.of([b.p99_ms for b in self.open_bot], [b.p99_ms for b in self.open_base])
 
+    def open_p99_ratio_calm(self) -> Paired | None:
+        """`open_p99_ratio` over the pairs whose two slices met no stall of the disk (no flush
+        of disk.STALL_MS or more ended within either): the code's tail apart from the disk's.
+        Said beside the figure, never instead of it; None where no pair was calm, or the
+        flushes were not timed."""
+        calm = [
+            (bot.p99_ms, base.p99_ms)
+            for bot, base in zip(self.open_bot, self.open_base, strict=True)
+            if _calm(bot) and _calm(base)
+        ]
+        if not calm:
+            return None
+        return Paired.of([bot for bot, _ in calm], [base for _, base in calm])
+
     def open_cpu_us(self) -> tuple[float, float] | None:
         """The process's CPU a command in the open loop, the bot's and the baseline's (the
         median of their slices): what makes one side's core busier than the other's at the
@@ -452,6 +466,7 @@ def show(figures: Figures, detail: bool = False) -> Figures:
     stolen = "" if share is None else f"  steal {100 * share:.0f} %"
     # The disk's slowest flush in the slice (from its length back; not the put-back before it)
     slowest = _FLUSHES.since_last().since(time.time() - figures.seconds).slowest_ms
+    figures.slowest_flush_ms = slowest
     flushed = "" if slowest is None else f"  flush {slowest:.0f} ms"
     print("  " + figures.line() + stolen + flushed, flush=True)
     if detail:
@@ -903,6 +918,11 @@ def package_of(filename: str, function: str) -> str:
     return "stdlib " + Path(filename).name
 
 
+def _calm(figures: Figures) -> bool:
+    slowest = figures.slowest_flush_ms
+    return slowest is not None and slowest < disk.STALL_MS
+
+
 def verdict(name: str, value: float) -> str:
     sign, target = TARGETS[name]
     met = value >= target if sign == "≥" else value <= target
@@ -916,6 +936,12 @@ def report(backends: list[Backend]) -> list[str]:
         for name, paired in found.figures().items():
             rounded = (round_down if name == "throughput" else round_up)(paired.median)
             lines.append(f"  {name:<15} {paired.describe()}  → {rounded}")
+        calm = found.open_p99_ratio_calm()
+        if calm is not None:
+            lines.append(
+                f"  {'… disk calm':<15} {calm.describe()}  (of {len(found.open_bot)}: the pairs "
+                f"whose slices met no flush of {disk.STALL_MS:.0f} ms or more; not a figure)"
+            )
         cpu = found.open_cpu_us()
         if cpu is not None:
             busy = [us * found.open_rate / 1e6 for us in cpu]

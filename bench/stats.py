@@ -33,6 +33,8 @@ class Figures:
     # The process's CPU time over the slice (every thread, user and system; not the database
     # server's): what a command costs the core its event loop runs on, busy or not.
     cpu_seconds: float | None = None
+    # The disk's slowest flush that ended within the slice (bench/disk.py), once shown.
+    slowest_flush_ms: float | None = None
 
     @property
     def commands(self) -> int:

@@ -478,3 +478,24 @@ def test_pooled_interval_matches_percentile_on_every_draw_size() -> None:
             for end in pooled_interval(read, unread, resamples=50, level=1.0, seed=seed)
         )
         assert {low, high} <= every and low <= high
+
+
+def test_the_report_gives_the_open_loop_over_the_pairs_the_disk_left_calm_beside_the_figure() -> (
+    None
+):
+    found = _backend("postgresql", 700)  # three pairs, p99 30 against 20 ms
+    found.open_bot[1] = _slices(300, 120)  # a stall of the disk decided this slice
+    found.open_base[2] = _slices(300, 90)  # …and that one
+    for bot, base in zip(found.open_bot, found.open_base, strict=True):
+        bot.slowest_flush_ms = base.slowest_flush_ms = 3.0
+    found.open_bot[1].slowest_flush_ms = 102.0
+    found.open_base[2].slowest_flush_ms = 20.0  # a stall from 20 ms on
+    assert found.open_p99_ratio().ratios == (1.5, 6.0, 30 / 90)
+    (line,) = [x for x in report([found]) if x.split()[:3] == ["…", "disk", "calm"]]
+    assert "median 1.500" in line and "(1 pairs)" in line and "(of 3:" in line
+    assert summary([found]).endswith(" open_p99_ratio=1.50 scale=1.00")  # the figure as it is
+    # Flushes not timed, or no calm pair: nothing said.
+    for bot in found.open_bot:
+        bot.slowest_flush_ms = None
+    assert found.open_p99_ratio_calm() is None
+    assert not any("disk calm" in x for x in report([found]))
