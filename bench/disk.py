@@ -1,5 +1,5 @@
 """The machine's disk while the benchmark measures. Every PostgreSQL commit waits for its WAL
-to be flushed, and on this project's machines a flush now and then stalls for 20–130 ms, in
+to be flushed, and on this project's machines a flush now and then stalls for 20–180 ms, in
 the slices of either side: one stall decides a slice's p99, and so the open loop's pair
 (bench/README.md, "What is left"). So a process of its own flushes 8 KB every FLUSH_EVERY_S
 beside the run, in the temporary directory (the database server's disk on this project's
