@@ -113,7 +113,7 @@ class FlushMeter:
 
 
 @contextlib.contextmanager
-def probing(meter: FlushMeter, every_s: float = FLUSH_EVERY_S) -> Iterator[FlushMeter]:
+def probing(meter: FlushMeter, every_s: float = FLUSH_EVERY_S) -> Iterator[None]:
     """While the block runs, the probe flushes and `meter` reads what it timed."""
     with tempfile.TemporaryDirectory(prefix="lastgasp-bench-disk-") as folder:
         log = Path(folder) / "flushes"
@@ -122,7 +122,7 @@ def probing(meter: FlushMeter, every_s: float = FLUSH_EVERY_S) -> Iterator[Flush
             probe = subprocess.Popen(argv, stdout=out)
         meter.attach(log)
         try:
-            yield meter
+            yield
         finally:
             meter.run()  # its last lines, before the log goes
             meter.attach(None)
